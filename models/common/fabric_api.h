@@ -1,0 +1,33 @@
+// The narrow boundary between traffic generators (DMA engines, collective kernels, remote stores)
+// and the interconnect, in the spirit of ASTRA-sim's network API: a message of some bytes goes from
+// GPU `src` to GPU `dst` and the receiver is told when its last byte has arrived. Which links,
+// switches and NICs it crosses is the fabric's business (static shortest-path routing).
+// Contract: send() never drops; deliveries between one (src, dst) pair arrive in send order;
+// delivered() is called exactly once per message at its arrival time.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/units.h"
+
+namespace t3sim::common {
+
+class FabricReceiver {
+ public:
+  virtual ~FabricReceiver() = default;
+  virtual void delivered(uint64_t tag) = 0;
+};
+
+class FabricApi {
+ public:
+  virtual ~FabricApi() = default;
+  virtual int num_gpus() const = 0;
+  virtual void send(int src, int dst, Bytes bytes, FabricReceiver* rx, uint64_t tag) = 0;
+  // Peak per-direction bandwidth and one-way latency between two GPUs (for schedule planning,
+  // e.g. choosing slice sizes; never used to compute results directly).
+  virtual Bandwidth path_bandwidth(int src, int dst) const = 0;
+  virtual Duration path_latency(int src, int dst) const = 0;
+  virtual int hops(int src, int dst) const = 0;
+};
+
+}  // namespace t3sim::common

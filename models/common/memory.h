@@ -1,0 +1,87 @@
+// The memory-request vocabulary shared by every model: commands (READ, WRITE, near-memory UPDATE),
+// traffic classes (who caused the access: GEMM, reduce-scatter, all-gather), and the requester /
+// target interfaces with back-pressure. Fidelity: a request is a transaction of up to a few KiB
+// that maps to exactly one HBM channel (requesters split larger transfers at the interleave size).
+// Contract: MemTarget::try_issue() either accepts (and later calls client->mem_done() exactly once,
+// if a client is given) or refuses because its queue is full; a refused requester calls
+// wait_for_space() and gets exactly one mem_retry() when space frees.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "sim/units.h"
+
+namespace t3sim::common {
+
+enum class MemCmd : uint8_t { kRead, kWrite, kUpdate };
+
+// Who caused an access. Compute = the GEMM's own traffic; the rest is communication.
+enum class TrafficClass : uint8_t {
+  kGemmRead,    // GEMM input panels (A, B) missing in L2
+  kGemmWrite,   // GEMM output stores (baseline) to local HBM
+  kGemmUpdate,  // GEMM output stores as NMC updates (T3), local or remote
+  kRsRead,      // reduce-scatter reads (partial sums, local chunks)
+  kRsWrite,     // reduce-scatter writes (receive buffers, results)
+  kRsUpdate,    // reduce-scatter NMC updates (DMA-forwarded partial sums)
+  kAgRead,      // all-gather reads
+  kAgWrite,     // all-gather writes
+  kCount
+};
+inline constexpr size_t kNumTrafficClasses = static_cast<size_t>(TrafficClass::kCount);
+
+constexpr std::string_view to_string(TrafficClass c) {
+  constexpr std::array<std::string_view, kNumTrafficClasses> kNames{
+      "gemm_read", "gemm_write", "gemm_update", "rs_read", "rs_write", "rs_update", "ag_read",
+      "ag_write"};
+  return kNames[static_cast<size_t>(c)];
+}
+constexpr std::string_view to_string(MemCmd c) {
+  return c == MemCmd::kRead ? "read" : (c == MemCmd::kWrite ? "write" : "update");
+}
+constexpr bool is_compute(TrafficClass c) {
+  return c == TrafficClass::kGemmRead || c == TrafficClass::kGemmWrite ||
+         c == TrafficClass::kGemmUpdate;
+}
+
+inline constexpr uint32_t kNoTile = 0xffffffffu;
+
+class MemClient;
+
+struct MemRequest {
+  uint64_t addr = 0;   // byte address in the target GPU's HBM
+  uint32_t bytes = 0;  // transaction size
+  MemCmd cmd = MemCmd::kRead;
+  TrafficClass cls = TrafficClass::kGemmRead;
+  uint16_t origin_gpu = 0;     // GPU whose agent issued the request
+  uint32_t tile = kNoTile;     // tracker tile id for UPDATEs that the tracker counts
+  MemClient* client = nullptr;  // completion callback target (nullptr = posted, no callback)
+  uint64_t tag = 0;             // client cookie
+  Tick enqueued{};              // set by the target on acceptance
+};
+
+class MemClient {
+ public:
+  virtual ~MemClient() = default;
+  virtual void mem_done(const MemRequest& req) = 0;
+  virtual void mem_retry() {}
+};
+
+class MemTarget {
+ public:
+  virtual ~MemTarget() = default;
+  virtual bool try_issue(const MemRequest& req) = 0;
+  // Registers `c` for one mem_retry() call once any queue of this target has space.
+  virtual void wait_for_space(MemClient* c) = 0;
+};
+
+// Observer of accepted/completed UPDATEs at a memory controller (the T3 tracker hooks in here).
+class UpdateObserver {
+ public:
+  virtual ~UpdateObserver() = default;
+  // Called when an UPDATE carrying a tile id has been performed in memory.
+  virtual void update_done(const MemRequest& req) = 0;
+};
+
+}  // namespace t3sim::common

@@ -1,0 +1,50 @@
+#include "models/gpu/gemm_plan.h"
+
+#include <algorithm>
+
+namespace t3sim::gpu {
+
+uint64_t GemmPlan::tile_rows(uint32_t t) const {
+  const uint64_t r0 = static_cast<uint64_t>(t / tiles_n()) * tile_m;
+  return std::min<uint64_t>(tile_m, shape.m - r0);
+}
+
+uint64_t GemmPlan::tile_cols(uint32_t t) const {
+  const uint64_t c0 = static_cast<uint64_t>(t % tiles_n()) * tile_n;
+  return std::min<uint64_t>(tile_n, shape.n - c0);
+}
+
+GemmPlan local_gemm_plan(GemmShape shape, uint32_t elem_bytes, uint32_t tile_m, uint32_t tile_n,
+                         uint32_t group_m, int gpu, uint64_t a_addr, uint64_t b_addr,
+                         uint64_t c_addr) {
+  GemmPlan p;
+  p.shape = shape;
+  p.elem_bytes = elem_bytes;
+  p.tile_m = tile_m;
+  p.tile_n = tile_n;
+  p.a_addr = a_addr;
+  p.b_addr = b_addr;
+  const uint32_t n = p.tiles();
+  p.stores.resize(n);
+  append_grouped_order(p.order, p.tiles_n(), 0, p.tiles_m(), group_m);
+  uint64_t addr = c_addr;
+  for (uint32_t t = 0; t < n; ++t) {
+    p.stores[t] = TileStore{gpu, addr, common::MemCmd::kWrite, common::TrafficClass::kGemmWrite,
+                            common::kNoTile, true};
+    addr += p.tile_bytes(t);
+  }
+  return p;
+}
+
+
+void append_grouped_order(std::vector<uint32_t>& order, uint32_t tiles_n, uint32_t row_begin,
+                          uint32_t row_end, uint32_t group_m) {
+  for (uint32_t g = row_begin; g < row_end; g += group_m) {
+    const uint32_t g_end = std::min(row_end, g + group_m);
+    for (uint32_t c = 0; c < tiles_n; ++c) {
+      for (uint32_t r = g; r < g_end; ++r) order.push_back(r * tiles_n + c);
+    }
+  }
+}
+
+}  // namespace t3sim::gpu

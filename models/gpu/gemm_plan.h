@@ -1,0 +1,60 @@
+// GemmPlan: what a GEMM kernel does, as data. Shape and element size; the dispatch order of output
+// tiles (the WG schedule; T3 staggers it per GPU); and, per tile, where its output store goes (the
+// output address map: local or a remote GPU, WRITE or NMC UPDATE, traffic class, tracker tile id,
+// cached or uncached). The baseline GEMM and every T3 variant differ only in this data.
+// Invariant: order is a permutation of [0, tiles); stores.size() == tiles.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/common/memory.h"
+
+namespace t3sim::gpu {
+
+struct GemmShape {
+  uint64_t m = 0;
+  uint64_t n = 0;
+  uint64_t k = 0;
+};
+
+struct TileStore {
+  int dst_gpu = 0;
+  uint64_t addr = 0;
+  common::MemCmd cmd = common::MemCmd::kWrite;
+  common::TrafficClass cls = common::TrafficClass::kGemmWrite;
+  uint32_t tracker_tile = common::kNoTile;
+  bool cached = true;  // written through the L2 (takes capacity) or uncached
+};
+
+struct GemmPlan {
+  GemmShape shape;
+  uint32_t elem_bytes = 2;
+  uint32_t tile_m = 128;
+  uint32_t tile_n = 128;
+  uint64_t a_addr = 0;
+  uint64_t b_addr = 0;
+  std::vector<uint32_t> order;
+  std::vector<TileStore> stores;
+
+  uint32_t tiles_m() const { return static_cast<uint32_t>((shape.m + tile_m - 1) / tile_m); }
+  uint32_t tiles_n() const { return static_cast<uint32_t>((shape.n + tile_n - 1) / tile_n); }
+  uint32_t tiles() const { return tiles_m() * tiles_n(); }
+  uint64_t tile_rows(uint32_t t) const;
+  uint64_t tile_cols(uint32_t t) const;
+  uint64_t tile_bytes(uint32_t t) const { return tile_rows(t) * tile_cols(t) * elem_bytes; }
+};
+
+// A plan whose stores all go to local memory as cached WRITEs at `c_addr` (tile-major layout),
+// dispatched in grouped order (the baseline GEMM).
+GemmPlan local_gemm_plan(GemmShape shape, uint32_t elem_bytes, uint32_t tile_m, uint32_t tile_n,
+                         uint32_t group_m, int gpu, uint64_t a_addr, uint64_t b_addr,
+                         uint64_t c_addr);
+
+// Appends tile ids of tile rows [row_begin, row_end) in grouped order: blocks of `group_m` tile
+// rows are walked column by column, so a wave of WGs shares a few A row-panels and B column-panels
+// (Tensile's WorkGroupMapping / Triton's GROUP_M swizzle; improves L2 reuse).
+void append_grouped_order(std::vector<uint32_t>& order, uint32_t tiles_n, uint32_t row_begin,
+                          uint32_t row_end, uint32_t group_m);
+
+}  // namespace t3sim::gpu

@@ -1,0 +1,58 @@
+#include "models/gpu/gpu_spec.h"
+
+namespace t3sim::gpu {
+
+Params gpu_params() {
+  Params p;
+  p.required("cus", ParamKind::kInt, "compute units (SMs) per GPU").range(1, 4096);
+  p.required("clock", ParamKind::kFrequency, "CU clock used for matrix throughput");
+  p.required("flops_per_cu_cycle", ParamKind::kInt, "dense FP16/BF16 matrix FLOP per CU per cycle")
+      .range(1, 1 << 20);
+  p.required("efficiency", ParamKind::kReal, "fraction of matrix peak reached by a GEMM WG")
+      .range(0.01, 1.0);
+  p.required("l2", ParamKind::kBytes, "L2 capacity").at_least(1);
+  p.optional("tile_m", ParamKind::kInt, 128, "GEMM macro-tile rows per WG").range(16, 1024);
+  p.optional("tile_n", ParamKind::kInt, 128, "GEMM macro-tile columns per WG").range(16, 1024);
+  p.optional("k_phases", ParamKind::kInt, 8, "streamed K phases per WG (fidelity knob)")
+      .range(1, 1024);
+  p.optional("prefetch_phases", ParamKind::kInt, 2, "K phases of input requested ahead")
+      .range(1, 64);
+  p.optional("wgs_per_cu", ParamKind::kInt, 1, "concurrent GEMM WGs per CU").range(1, 16);
+  p.optional("group_m", ParamKind::kInt, 8, "tile rows per dispatch group (L2 swizzle)")
+      .range(1, 4096);
+  p.required("launch_overhead", ParamKind::kDuration, "kernel launch overhead");
+  p.optional("txn", ParamKind::kBytes, "16 KiB", "memory transaction size (fidelity knob)")
+      .range(64, 1 << 24);
+  p.optional("read_window", ParamKind::kInt, 256, "GEMM load requests in flight per GPU")
+      .range(1, 1 << 20);
+  p.optional("store_window", ParamKind::kInt, 256, "GEMM store requests in flight per GPU")
+      .range(1, 1 << 20);
+  p.required("cu_window", ParamKind::kBytes, "bytes in flight per collective CU").at_least(64);
+  p.required("dma", ParamKind::kObject, "DMA engines (engines, bandwidth, setup, chunk, window)");
+  return p;
+}
+
+GpuSpec bind_gpu(const ConfigNode& node) {
+  const BoundParams b = bind(gpu_params(), node);
+  GpuSpec s;
+  s.cus = static_cast<uint32_t>(b.integer("cus"));
+  s.clock = b.frequency("clock");
+  s.flops_per_cu_cycle = static_cast<uint32_t>(b.integer("flops_per_cu_cycle"));
+  s.efficiency = b.real("efficiency");
+  s.l2 = b.bytes("l2");
+  s.tile_m = static_cast<uint32_t>(b.integer("tile_m"));
+  s.tile_n = static_cast<uint32_t>(b.integer("tile_n"));
+  s.k_phases = static_cast<uint32_t>(b.integer("k_phases"));
+  s.prefetch_phases = static_cast<uint32_t>(b.integer("prefetch_phases"));
+  s.wgs_per_cu = static_cast<uint32_t>(b.integer("wgs_per_cu"));
+  s.group_m = static_cast<uint32_t>(b.integer("group_m"));
+  s.launch_overhead = b.duration("launch_overhead");
+  s.txn = b.bytes("txn");
+  s.read_window = static_cast<uint32_t>(b.integer("read_window"));
+  s.store_window = static_cast<uint32_t>(b.integer("store_window"));
+  s.cu_window = b.bytes("cu_window");
+  s.dma = bind_dma(b.node("dma"));
+  return s;
+}
+
+}  // namespace t3sim::gpu

@@ -1,0 +1,93 @@
+#include "models/gpu/l2_cache.h"
+
+namespace t3sim::gpu {
+
+SliceCache::SliceCache(Bytes capacity, uint32_t slices, uint32_t extra)
+    : capacity_(capacity.count()), entries_(static_cast<size_t>(slices) + extra) {}
+
+void SliceCache::unlink(uint32_t id) {
+  Entry& e = entries_[id];
+  if (e.prev != kNil) entries_[e.prev].next = e.next; else head_ = e.next;
+  if (e.next != kNil) entries_[e.next].prev = e.prev; else tail_ = e.prev;
+  e.prev = e.next = kNil;
+}
+
+void SliceCache::push_front(uint32_t id) {
+  Entry& e = entries_[id];
+  e.prev = kNil;
+  e.next = head_;
+  if (head_ != kNil) entries_[head_].prev = id;
+  head_ = id;
+  if (tail_ == kNil) tail_ = id;
+}
+
+void SliceCache::make_room(uint64_t bytes) {
+  while (used_ + bytes > capacity_ && tail_ != kNil) {
+    const uint32_t victim = tail_;
+    unlink(victim);
+    used_ -= entries_[victim].bytes;
+    entries_[victim].state = State::kAbsent;
+  }
+}
+
+void SliceCache::insert(uint32_t id, uint64_t bytes) {
+  if (bytes > capacity_) return;  // larger than the cache: streams through
+  make_room(bytes);
+  entries_[id].state = State::kResident;
+  entries_[id].bytes = bytes;
+  used_ += bytes;
+  push_front(id);
+}
+
+SliceCache::Lookup SliceCache::lookup(uint32_t id, uint64_t bytes, uint32_t wg) {
+  Entry& e = entries_[id];
+  if (e.state == State::kResident) {
+    ++hits_;
+    unlink(id);
+    push_front(id);
+    return Lookup::kReady;
+  }
+  uint32_t n;
+  if (free_nodes_.empty()) {
+    nodes_.push_back({wg, e.waiters});
+    n = static_cast<uint32_t>(nodes_.size() - 1);
+  } else {
+    n = free_nodes_.back();
+    free_nodes_.pop_back();
+    nodes_[n] = {wg, e.waiters};
+  }
+  e.waiters = n;
+  if (e.state == State::kFetching) {
+    ++merged_;
+    return Lookup::kPending;
+  }
+  ++misses_;
+  e.state = State::kFetching;
+  e.bytes = bytes;
+  return Lookup::kMiss;
+}
+
+void SliceCache::filled(uint32_t id, SliceWaiter& w) {
+  Entry& e = entries_[id];
+  uint32_t n = e.waiters;
+  e.waiters = kNil;
+  e.state = State::kAbsent;
+  insert(id, e.bytes);
+  while (n != kNil) {
+    const Node node = nodes_[n];
+    free_nodes_.push_back(n);
+    n = node.next;
+    w.slice_ready(node.wg);
+  }
+}
+
+void SliceCache::pollute(uint32_t id, uint64_t bytes) {
+  Entry& e = entries_[id];
+  if (e.state == State::kResident) {
+    unlink(id);
+    used_ -= e.bytes;
+  }
+  insert(id, bytes);
+}
+
+}  // namespace t3sim::gpu

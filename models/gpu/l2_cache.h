@@ -1,0 +1,71 @@
+// L2 model for GEMM inputs: the cache holds K-phase slices of A row-panels and B column-panels
+// (the data one WG streams per phase), LRU within the configured capacity. A slice fetched by one
+// WG is shared by every WG that needs it while it is in flight (MSHR merging) or resident (reuse
+// across waves). Output tiles written through the cache (baseline stores) occupy capacity and
+// evict inputs; T3's uncached output region bypasses it (t3-paper.md §6.2 point 3).
+// Fidelity: slice granularity, fully associative LRU, no bank conflicts; reads of other kernels
+// (collectives) bypass it. Contract: lookup() returns kReady, or kPending after registering the
+// waiter, which is called back once via SliceWaiter when the slice arrives.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/units.h"
+
+namespace t3sim::gpu {
+
+class SliceWaiter {
+ public:
+  virtual ~SliceWaiter() = default;
+  virtual void slice_ready(uint32_t wg) = 0;
+};
+
+class SliceCache {
+ public:
+  enum class Lookup { kReady, kPending, kMiss };
+  // `slices` ids are dense [0, slices); `extra` ids follow for pollution entries.
+  SliceCache(Bytes capacity, uint32_t slices, uint32_t extra);
+  // kMiss means the caller must fetch it and call filled(id) later; the waiter is registered.
+  Lookup lookup(uint32_t id, uint64_t bytes, uint32_t wg);
+  // Marks slice id resident and wakes its waiters through `w`.
+  void filled(uint32_t id, SliceWaiter& w);
+  // Inserts a non-reusable entry (a written output tile) that takes capacity.
+  void pollute(uint32_t id, uint64_t bytes);
+  uint64_t hits() const { return hits_; }
+  uint64_t misses() const { return misses_; }
+  uint64_t merged() const { return merged_; }
+
+ private:
+  enum class State : uint8_t { kAbsent, kFetching, kResident };
+  struct Entry {
+    State state = State::kAbsent;
+    uint64_t bytes = 0;
+    uint32_t prev = kNil;
+    uint32_t next = kNil;
+    uint32_t waiters = kNil;  // head of waiter list (index into nodes_)
+  };
+  struct Node {
+    uint32_t wg;
+    uint32_t next;
+  };
+  static constexpr uint32_t kNil = 0xffffffffu;
+  void unlink(uint32_t id);
+  void push_front(uint32_t id);
+  void make_room(uint64_t bytes);
+  void insert(uint32_t id, uint64_t bytes);
+
+  uint64_t capacity_;
+  uint64_t used_ = 0;
+  std::vector<Entry> entries_;
+  std::vector<Node> nodes_;
+  std::vector<uint32_t> free_nodes_;
+  uint32_t head_ = kNil;  // most recently used
+  uint32_t tail_ = kNil;
+  uint64_t hits_ = 0;
+  uint64_t misses_ = 0;
+  uint64_t merged_ = 0;
+};
+
+}  // namespace t3sim::gpu

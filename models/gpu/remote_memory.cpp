@@ -1,0 +1,73 @@
+#include "models/gpu/remote_memory.h"
+
+#include "sim/errors.h"
+
+namespace t3sim::gpu {
+
+RemoteMemory::RemoteMemory(Simulator& sim, Component* parent, std::string name,
+                           common::FabricApi& fabric, std::vector<common::MemTarget*> targets,
+                           uint32_t txn_bytes, uint32_t ingress_in_flight)
+    : Component(sim, parent, std::move(name)),
+      fabric_(fabric),
+      posted_(targets.size(), 0),
+      landed_(targets.size(), 0) {
+  for (size_t g = 0; g < targets.size(); ++g) {
+    ingress_.push_back(std::make_unique<MemStream>(*targets[g], txn_bytes, ingress_in_flight,
+                                                   static_cast<uint16_t>(g)));
+  }
+  stats().add("messages", messages_, "count", "remote accesses posted");
+  stats().add("bytes", bytes_, "B", "bytes posted to other GPUs' memory");
+}
+
+uint32_t RemoteMemory::alloc() {
+  if (free_.empty()) {
+    slots_.emplace_back();
+    return static_cast<uint32_t>(slots_.size() - 1);
+  }
+  const uint32_t s = free_.back();
+  free_.pop_back();
+  return s;
+}
+
+void RemoteMemory::post(const RemoteAccess& a) {
+  const uint32_t s = alloc();
+  slots_[s] = a;
+  ++live_;
+  posted_[static_cast<size_t>(a.src)] += a.bytes;
+  if (a.src != a.dst) {
+    messages_.inc();
+    bytes_.inc(a.bytes);
+    fabric_.send(a.src, a.dst, Bytes(a.bytes), this, s);
+  } else {
+    delivered(s);
+  }
+}
+
+void RemoteMemory::delivered(uint64_t tag) {
+  const RemoteAccess& a = slots_[tag];
+  Access acc;
+  acc.addr = a.addr;
+  acc.bytes = a.bytes;
+  acc.cmd = a.cmd;
+  acc.cls = a.cls;
+  acc.tile = a.tile;
+  acc.done = this;
+  acc.tag = tag;
+  ingress_[static_cast<size_t>(a.dst)]->submit(acc);
+}
+
+void RemoteMemory::access_done(uint64_t tag) {
+  const RemoteAccess a = slots_[tag];
+  landed_[static_cast<size_t>(a.dst)] += a.bytes;
+  free_.push_back(static_cast<uint32_t>(tag));
+  --live_;
+  if (a.done) a.done->access_done(a.tag);
+}
+
+void RemoteMemory::finish() {
+  if (live_ != 0) {
+    throw ModelError(path(), std::to_string(live_) + " remote accesses never completed");
+  }
+}
+
+}  // namespace t3sim::gpu

@@ -1,0 +1,61 @@
+// RemoteMemory: the path of a store, write or NMC update from one GPU into another GPU's HBM.
+// The data crosses the fabric as one message; at the destination an ingress queue issues it into
+// the destination HBM as transaction-sized requests (so remote traffic contends with the
+// destination's own traffic at its memory controller), then the sender is told it completed.
+// Fidelity: the completion acknowledgement's return trip is not modelled (it is a few bytes);
+// local accesses (src == dst) skip the fabric. Each access carries a contribution count so the
+// reduce-scatter can prove every chunk ends with exactly N contributions.
+// Contract: post() completes exactly once via AccessDone (if given); nothing is dropped.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/common/fabric_api.h"
+#include "models/common/memory.h"
+#include "models/gpu/mem_stream.h"
+#include "sim/component.h"
+
+namespace t3sim::gpu {
+
+struct RemoteAccess {
+  int src = 0;
+  int dst = 0;
+  uint64_t addr = 0;  // in the destination's HBM
+  uint64_t bytes = 0;
+  common::MemCmd cmd = common::MemCmd::kWrite;
+  common::TrafficClass cls = common::TrafficClass::kRsWrite;
+  uint32_t tile = common::kNoTile;  // destination tracker tile (UPDATEs)
+  AccessDone* done = nullptr;
+  uint64_t tag = 0;
+};
+
+class RemoteMemory : public Component, public common::FabricReceiver, public AccessDone {
+ public:
+  // `targets[g]` is GPU g's HBM; `fabric` carries the data between GPUs.
+  RemoteMemory(Simulator& sim, Component* parent, std::string name, common::FabricApi& fabric,
+               std::vector<common::MemTarget*> targets, uint32_t txn_bytes,
+               uint32_t ingress_in_flight);
+  void post(const RemoteAccess& a);
+  uint64_t bytes_posted(int gpu) const { return posted_[static_cast<size_t>(gpu)]; }
+  uint64_t bytes_landed(int gpu) const { return landed_[static_cast<size_t>(gpu)]; }
+  size_t outstanding() const { return live_; }
+  void delivered(uint64_t tag) override;
+  void access_done(uint64_t tag) override;
+  void finish() override;
+
+ private:
+  uint32_t alloc();
+  common::FabricApi& fabric_;
+  std::vector<std::unique_ptr<MemStream>> ingress_;  // one per destination GPU
+  std::vector<RemoteAccess> slots_;
+  std::vector<uint32_t> free_;
+  std::vector<uint64_t> posted_;
+  std::vector<uint64_t> landed_;
+  size_t live_ = 0;
+  Counter messages_;
+  Counter bytes_;
+};
+
+}  // namespace t3sim::gpu

@@ -1,0 +1,30 @@
+#include "sim/atomic_file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "sim/errors.h"
+
+namespace t3sim {
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  const std::filesystem::path tmp =
+      path.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) throw ModelError(path.string(), std::string("cannot write: ") + std::strerror(errno));
+  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() &&
+                  std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+  std::fclose(f);
+  if (!ok) {
+    std::filesystem::remove(tmp);
+    throw ModelError(path.string(), "write failed (disk full?)");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace t3sim

@@ -1,0 +1,267 @@
+#include "sim/config.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "sim/errors.h"
+
+namespace t3sim {
+namespace {
+
+constexpr int kMaxExtendsDepth = 16;
+
+std::string escape_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+nlohmann::json read_json_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path.string(), "", "cannot open file (check the path)");
+  try {
+    return nlohmann::json::parse(in, nullptr, true, /*ignore_comments=*/false);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(path.string(), "",
+                      std::string("invalid JSON: ") + e.what() + " (fix the syntax at that byte)");
+  }
+}
+
+class Resolver {
+ public:
+  Resolver(ConfigDoc& doc, std::vector<std::filesystem::path> dirs)
+      : doc_(doc), dirs_(std::move(dirs)) {}
+
+  // Resolves "extends" inside `value` (which came from `file`), recording leaf origins.
+  nlohmann::json resolve(const nlohmann::json& value, const std::filesystem::path& file,
+                         const std::string& pointer, int depth) {
+    if (depth > kMaxExtendsDepth) {
+      throw ConfigError(file.string(), pointer, "\"extends\" nested deeper than 16 levels (cycle?)");
+    }
+    if (value.is_array()) {
+      nlohmann::json out = nlohmann::json::array();
+      for (size_t i = 0; i < value.size(); ++i) {
+        out.push_back(resolve(value[i], file, pointer + "/" + std::to_string(i), depth));
+      }
+      doc_.origin[pointer] = file.string();
+      return out;
+    }
+    if (!value.is_object()) {
+      doc_.origin[pointer] = file.string();
+      return value;
+    }
+    nlohmann::json out = nlohmann::json::object();
+    if (auto it = value.find("extends"); it != value.end()) {
+      std::vector<std::string> bases;
+      if (it->is_string()) {
+        bases.push_back(it->get<std::string>());
+      } else if (it->is_array() && std::all_of(it->begin(), it->end(),
+                                               [](const auto& b) { return b.is_string(); })) {
+        for (const auto& b : *it) bases.push_back(b.get<std::string>());
+      } else {
+        throw ConfigError(file.string(), pointer + "/extends",
+                          "\"extends\" must be a file name or a list of file names");
+      }
+      for (const auto& b : bases) {
+        const auto base_path = find(b, file, pointer);
+        const nlohmann::json base = read_json_file(base_path);
+        merge(out, resolve(base, base_path, pointer, depth + 1));
+      }
+    }
+    doc_.origin[pointer] = file.string();
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (it.key() == "extends") continue;
+      const std::string p = pointer + "/" + escape_token(it.key());
+      nlohmann::json v = resolve(it.value(), file, p, depth);
+      if (out.contains(it.key()) && out[it.key()].is_object() && v.is_object()) {
+        merge(out[it.key()], v);
+      } else {
+        out[it.key()] = std::move(v);
+      }
+    }
+    return out;
+  }
+
+ private:
+  static void merge(nlohmann::json& into, const nlohmann::json& from) {
+    for (auto it = from.begin(); it != from.end(); ++it) {
+      if (into.contains(it.key()) && into[it.key()].is_object() && it.value().is_object()) {
+        merge(into[it.key()], it.value());
+      } else {
+        into[it.key()] = it.value();
+      }
+    }
+  }
+
+  std::filesystem::path find(const std::string& name, const std::filesystem::path& from,
+                             const std::string& pointer) const {
+    std::vector<std::filesystem::path> tried;
+    tried.push_back(from.parent_path() / name);
+    for (const auto& d : dirs_) tried.push_back(d / name);
+    for (const auto& t : tried) {
+      if (std::filesystem::is_regular_file(t)) return t;
+    }
+    throw ConfigError(from.string(), pointer + "/extends",
+                      "cannot find '" + name + "' (looked beside the file and in " +
+                          std::to_string(dirs_.size()) + " config folder(s)); fix the name");
+  }
+
+  ConfigDoc& doc_;
+  std::vector<std::filesystem::path> dirs_;
+};
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+ConfigDoc load_config(const std::filesystem::path& path,
+                      const std::vector<std::filesystem::path>& search_dirs) {
+  ConfigDoc doc;
+  doc.file = path.string();
+  const nlohmann::json raw = read_json_file(path);
+  if (!raw.is_object()) throw ConfigError(path.string(), "", "top level must be a JSON object");
+  Resolver r(doc, search_dirs);
+  doc.root = r.resolve(raw, path, "", 0);
+  return doc;
+}
+
+ConfigDoc config_from_json(const nlohmann::json& j, const std::string& file_label,
+                           const std::vector<std::filesystem::path>& search_dirs) {
+  ConfigDoc doc;
+  doc.file = file_label;
+  Resolver r(doc, search_dirs);
+  doc.root = r.resolve(j, file_label, "", 0);
+  return doc;
+}
+
+std::string to_json_pointer(std::string_view path) {
+  if (!path.empty() && path.front() == '/') return std::string(path);
+  std::string out;
+  std::string token;
+  for (char c : path) {
+    if (c == '.') {
+      out += '/';  // appended separately: `"/" + str` trips GCC 12's -Wrestrict false positive
+      out += escape_token(token);
+      token.clear();
+    } else {
+      token += c;
+    }
+  }
+  out += '/';
+  out += escape_token(token);
+  return out;
+}
+
+bool is_annotation_key(std::string_view key) {
+  return key == "source" || key == "description" || (!key.empty() && key.front() == '$');
+}
+
+std::string nearest_name(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+void apply_override(ConfigDoc& doc, std::string_view assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    throw ConfigError("--set", "", "expected PATH=VALUE, got '" + std::string(assignment) + "'");
+  }
+  const std::string pointer = to_json_pointer(assignment.substr(0, eq));
+  const std::string text(assignment.substr(eq + 1));
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;
+  // Walk the pointer so a miss names the deepest existing object and the nearest key.
+  nlohmann::json* cur = &doc.root;
+  std::string walked;
+  std::stringstream ss(pointer.substr(1));
+  std::string token;
+  while (std::getline(ss, token, '/')) {
+    const std::string key = nlohmann::json::json_pointer("/" + token).back();
+    if (cur->is_object() && cur->contains(key)) {
+      cur = &(*cur)[key];
+    } else if (cur->is_array() && !key.empty() &&
+               std::all_of(key.begin(), key.end(), ::isdigit) && std::stoul(key) < cur->size()) {
+      cur = &(*cur)[std::stoul(key)];
+    } else {
+      std::vector<std::string> names;
+      if (cur->is_object()) {
+        for (auto it = cur->begin(); it != cur->end(); ++it) names.push_back(it.key());
+      }
+      const std::string hint = nearest_name(key, names);
+      throw ConfigError(doc.file, walked + "/" + token,
+                        "--set: no such key '" + key + "'" +
+                            (hint.empty() ? std::string(" (overrides must hit an existing key)")
+                                          : " (did you mean '" + hint + "'?)"));
+    }
+    walked += "/" + token;
+  }
+  if (cur->is_object() && cur->contains("value") && !value.is_object()) cur = &(*cur)["value"];
+  *cur = value;
+  doc.origin[pointer] = "--set";
+}
+
+std::string ConfigNode::file() const {
+  std::string p = pointer_;
+  while (true) {
+    if (auto it = doc_->origin.find(p); it != doc_->origin.end()) return it->second;
+    if (p.empty()) return doc_->file;
+    p = p.substr(0, p.rfind('/'));
+  }
+}
+
+bool ConfigNode::has(const std::string& key) const {
+  return value_->is_object() && value_->contains(key);
+}
+
+ConfigNode ConfigNode::child(const std::string& key) const {
+  if (!value_->is_object()) fail("expected an object");
+  auto it = value_->find(key);
+  if (it == value_->end()) fail("missing required key '" + key + "'");
+  return ConfigNode(*doc_, *it, pointer_ + "/" + escape_token(key));
+}
+
+ConfigNode ConfigNode::at(size_t index) const {
+  if (!value_->is_array() || index >= value_->size()) fail("expected an array element");
+  return ConfigNode(*doc_, (*value_)[index], pointer_ + "/" + std::to_string(index));
+}
+
+void ConfigNode::fail(const std::string& message) const {
+  throw ConfigError(file(), pointer_, message);
+}
+
+void ConfigNode::fail_key(const std::string& key, const std::string& message) const {
+  const std::string p = pointer_ + "/" + escape_token(key);
+  ConfigNode n(*doc_, *value_, p);
+  throw ConfigError(n.file(), p, message);
+}
+
+}  // namespace t3sim

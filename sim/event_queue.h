@@ -1,0 +1,72 @@
+// The future event list: a 4-ary heap of 24-byte PODs ordered by (tick, priority band, insertion
+// sequence), so equal-time events run in a deterministic order. One-shot callbacks come from a free
+// list that grows only when more are pending than ever before (no allocation in steady state).
+// Contract: schedule() requires when >= now (asserted; a violation is a ModelError); deschedule()
+// and re-scheduling are O(1) by lazy deletion (stale entries are skipped on pop and purged in bulk
+// when they outnumber the live ones, so memory stays O(pending)). Performance: pop moves the hole
+// to a leaf and sifts the last entry up (fewer comparisons); see tools/bench/bench_events.cpp for
+// the hold-model numbers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/event.h"
+
+namespace t3sim {
+
+class EventQueue {
+ public:
+  EventQueue();
+  ~EventQueue();
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
+
+  Tick now() const { return now_; }
+  bool empty() const { return live_ == 0; }
+  size_t pending() const { return live_; }
+  uint64_t processed() const { return processed_; }
+
+  void schedule(Event& ev, Tick when, Priority prio = Priority::kDefault);
+  void deschedule(Event& ev);
+  void schedule_fn(Tick when, OneShotFn fn, void* ctx, uint64_t arg,
+                   Priority prio = Priority::kDefault);
+
+  // Pops and runs the next live event; returns false if none. Advances now().
+  bool run_one();
+  // Tick of the next live event (Tick::max() if none).
+  Tick next_tick();
+
+ private:
+  struct Entry {
+    uint64_t key;    // tick in ps; ties broken by order
+    uint64_t order;  // (band << 56) | sequence; equals ev->order_ while this entry is live
+    Event* ev;
+  };
+  class OneShot;
+  static constexpr size_t kArity = 4;
+  // Strict (tick, order) comparison as one 128-bit compare (branch-free).
+  static bool earlier(const Entry& a, const Entry& b) {
+    return ((static_cast<U128>(a.key) << 64) | a.order) <
+           ((static_cast<U128>(b.key) << 64) | b.order);
+  }
+  static bool live(const Entry& e) { return e.ev->scheduled_ && e.ev->order_ == e.order; }
+  void push(Entry e);
+  void sift_from_root(Entry e);
+  void pop_top();
+  void drop_stale();
+  void purge_stale();
+  OneShot* acquire_one_shot();
+
+  std::vector<Entry> heap_;
+  std::vector<std::unique_ptr<OneShot>> one_shot_storage_;
+  std::vector<OneShot*> free_one_shots_;
+  Tick now_{};
+  uint64_t sequence_ = 0;
+  uint64_t processed_ = 0;
+  size_t live_ = 0;
+  bool root_vacant_ = false;  // heap_[0] was run and awaits replacement or removal
+};
+
+}  // namespace t3sim
