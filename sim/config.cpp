@@ -45,7 +45,8 @@ class Resolver {
   nlohmann::json resolve(const nlohmann::json& value, const std::filesystem::path& file,
                          const std::string& pointer, int depth) {
     if (depth > kMaxExtendsDepth) {
-      throw ConfigError(file.string(), pointer, "\"extends\" nested deeper than 16 levels (cycle?)");
+      throw ConfigError(file.string(), pointer,
+                        "\"extends\" nested deeper than 16 levels (cycle?)");
     }
     if (value.is_array()) {
       nlohmann::json out = nlohmann::json::array();
@@ -64,8 +65,8 @@ class Resolver {
       std::vector<std::string> bases;
       if (it->is_string()) {
         bases.push_back(it->get<std::string>());
-      } else if (it->is_array() && std::all_of(it->begin(), it->end(),
-                                               [](const auto& b) { return b.is_string(); })) {
+      } else if (it->is_array() &&
+                 std::all_of(it->begin(), it->end(), [](const auto& b) { return b.is_string(); })) {
         for (const auto& b : *it) bases.push_back(b.get<std::string>());
       } else {
         throw ConfigError(file.string(), pointer + "/extends",
@@ -208,8 +209,8 @@ void apply_override(ConfigDoc& doc, std::string_view assignment) {
     const std::string key = nlohmann::json::json_pointer("/" + token).back();
     if (cur->is_object() && cur->contains(key)) {
       cur = &(*cur)[key];
-    } else if (cur->is_array() && !key.empty() &&
-               std::all_of(key.begin(), key.end(), ::isdigit) && std::stoul(key) < cur->size()) {
+    } else if (cur->is_array() && !key.empty() && std::all_of(key.begin(), key.end(), ::isdigit) &&
+               std::stoul(key) < cur->size()) {
       cur = &(*cur)[std::stoul(key)];
     } else {
       std::vector<std::string> names;
@@ -224,9 +225,14 @@ void apply_override(ConfigDoc& doc, std::string_view assignment) {
     }
     walked += "/" + token;
   }
-  if (cur->is_object() && cur->contains("value") && !value.is_object()) cur = &(*cur)["value"];
+  std::string target = pointer;
+  if (cur->is_object() && cur->contains("value") && !value.is_object()) {
+    cur = &(*cur)["value"];
+    target += "/value";  // errors about the new value must name --set, not the wrapper's file
+  }
   *cur = value;
   doc.origin[pointer] = "--set";
+  doc.origin[target] = "--set";
 }
 
 std::string ConfigNode::file() const {

@@ -35,6 +35,8 @@ namespace {
 
 // Stale entries tolerated beyond the live ones before a purge (keeps purges rare for small queues).
 constexpr size_t kPurgeSlack = 1024;
+// Heaps at least this large (entries; 24 B each, so 192 KiB) prefetch the next level while sifting.
+constexpr size_t kPrefetchEntries = 8192;
 
 [[noreturn]] [[gnu::cold]] void throw_past(Tick when, Tick now) {
   throw ModelError("event-queue", "schedule at " + std::to_string(when.ps()) +
@@ -47,8 +49,9 @@ EventQueue::EventQueue() { heap_.reserve(1024); }
 EventQueue::~EventQueue() = default;
 
 void EventQueue::schedule(Event& ev, Tick when, Priority prio) {
-  if (when < now_) [[unlikely]]
+  if (when < now_) [[unlikely]] {
     throw_past(when, now_);
+  }
   const uint64_t order = (static_cast<uint64_t>(prio) << 56) | sequence_++;
   const bool replaced = ev.scheduled_;  // the old entry, if any, becomes stale
   ev.scheduled_ = true;
@@ -102,26 +105,28 @@ void EventQueue::push(Entry e) {
 }
 
 // Fills the hole at the root with `e`: the hole walks down to a leaf along the earliest children
-// (kArity - 1 branch-free comparisons per level, none against `e`), then `e`, which usually belongs
-// near the bottom, sifts up from there.
+// (kArity - 1 comparisons per level, none against `e`), then `e`, which usually belongs near the
+// bottom, sifts up from there.
 void EventQueue::sift_from_root(Entry e) {
   Entry* h = heap_.data();
   const size_t n = heap_.size();
+  // Beyond the caches, start loading the next level (the grandchildren of the hole, one contiguous
+  // block) before this level's comparisons pick the group; in cache this is pure overhead.
+  const bool prefetch = n >= kPrefetchEntries;
   size_t i = 0;
   size_t first = 1;
   for (; first + kArity <= n; first = kArity * i + 1) {
-    // The next level's children are among the grandchildren of `i`, a contiguous block: start
-    // loading it before this level's comparisons decide which group it is.
-    const size_t grandchildren = kArity * first + 1;
-    if (grandchildren < n) {
-      const char* p = reinterpret_cast<const char*>(h + grandchildren);
+    if (prefetch && kArity * first + 1 < n) {
+      const char* p = reinterpret_cast<const char*>(h + kArity * first + 1);
       for (size_t off = 0; off < kArity * kArity * sizeof(Entry); off += 64) {
         __builtin_prefetch(p + off);
       }
     }
+    // Index arithmetic instead of ?: keeps the selections branch-free (they are coin flips).
     const size_t a = first + static_cast<size_t>(earlier(h[first + 1], h[first]));
     const size_t b = first + 2 + static_cast<size_t>(earlier(h[first + 3], h[first + 2]));
     const size_t best = a ^ ((a ^ b) & (size_t{0} - static_cast<size_t>(earlier(h[b], h[a]))));
+    if (i == 0) __builtin_prefetch(h[best].ev);  // the next event to run: overlap its miss
     h[i] = h[best];
     i = best;
   }

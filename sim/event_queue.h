@@ -3,9 +3,10 @@
 // list that grows only when more are pending than ever before (no allocation in steady state).
 // Contract: schedule() requires when >= now (asserted; a violation is a ModelError); deschedule()
 // and re-scheduling are O(1) by lazy deletion (stale entries are skipped on pop and purged in bulk
-// when they outnumber the live ones, so memory stays O(pending)). Performance: pop moves the hole
-// to a leaf and sifts the last entry up (fewer comparisons); see tools/bench/bench_events.cpp for
-// the hold-model numbers.
+// when they outnumber the live ones, so memory stays O(pending)). An Event must outlive its pending
+// or stale entries: destroy components only after the run, or with the queue drained.
+// Performance: the popped root's slot is reused by the first event its handler schedules; the hole
+// walks to a leaf and the new entry sifts up. tools/bench/bench_events.cpp measures the hold model.
 #pragma once
 
 #include <cstdint>
@@ -46,10 +47,10 @@ class EventQueue {
   };
   class OneShot;
   static constexpr size_t kArity = 4;
-  // Strict (tick, order) comparison as one 128-bit compare (branch-free).
+  // Strict (tick, order) order. Ticks rarely tie, so the tie test is a well-predicted branch and
+  // the tick comparison a conditional move.
   static bool earlier(const Entry& a, const Entry& b) {
-    return ((static_cast<U128>(a.key) << 64) | a.order) <
-           ((static_cast<U128>(b.key) << 64) | b.order);
+    return a.key != b.key ? a.key < b.key : a.order < b.order;
   }
   static bool live(const Entry& e) { return e.ev->scheduled_ && e.ev->order_ == e.order; }
   void push(Entry e);

@@ -9,29 +9,40 @@ namespace t3sim {
 
 const char* to_string(ParamKind k) {
   switch (k) {
-    case ParamKind::kInt: return "integer";
-    case ParamKind::kReal: return "number";
-    case ParamKind::kBool: return "boolean";
-    case ParamKind::kString: return "string";
-    case ParamKind::kDuration: return "duration (e.g. \"500 ns\")";
-    case ParamKind::kFrequency: return "frequency (e.g. \"1.4 GHz\")";
-    case ParamKind::kBytes: return "size (e.g. \"16 MiB\")";
-    case ParamKind::kBandwidth: return "bandwidth (e.g. \"150 GB/s\")";
-    case ParamKind::kObject: return "object";
-    case ParamKind::kArray: return "array";
+    case ParamKind::kInt:
+      return "integer";
+    case ParamKind::kReal:
+      return "number";
+    case ParamKind::kBool:
+      return "boolean";
+    case ParamKind::kString:
+      return "string";
+    case ParamKind::kDuration:
+      return "duration (e.g. \"500 ns\")";
+    case ParamKind::kFrequency:
+      return "frequency (e.g. \"1.4 GHz\")";
+    case ParamKind::kBytes:
+      return "size (e.g. \"16 MiB\")";
+    case ParamKind::kBandwidth:
+      return "bandwidth (e.g. \"150 GB/s\")";
+    case ParamKind::kObject:
+      return "object";
+    case ParamKind::kArray:
+      return "array";
   }
   return "?";
 }
 
 Params& Params::required(std::string name, ParamKind kind, std::string description) {
-  specs_.push_back(ParamSpec{std::move(name), kind, std::move(description), std::nullopt, {}, {}, {}});
+  specs_.push_back(
+      ParamSpec{std::move(name), kind, std::move(description), std::nullopt, {}, {}, {}});
   return *this;
 }
 
 Params& Params::optional(std::string name, ParamKind kind, nlohmann::json default_value,
                          std::string description) {
-  specs_.push_back(
-      ParamSpec{std::move(name), kind, std::move(description), std::move(default_value), {}, {}, {}});
+  specs_.push_back(ParamSpec{
+      std::move(name), kind, std::move(description), std::move(default_value), {}, {}, {}});
   return *this;
 }
 
@@ -79,11 +90,16 @@ namespace {
 
 uint64_t parse_dimensioned(ParamKind kind, const std::string& text) {
   switch (kind) {
-    case ParamKind::kDuration: return parse_duration(text).count_ps();
-    case ParamKind::kFrequency: return parse_frequency(text).count_hz();
-    case ParamKind::kBytes: return parse_bytes(text).count();
-    case ParamKind::kBandwidth: return parse_bandwidth(text).bytes_per_second();
-    default: return 0;
+    case ParamKind::kDuration:
+      return parse_duration(text).count_ps();
+    case ParamKind::kFrequency:
+      return parse_frequency(text).count_hz();
+    case ParamKind::kBytes:
+      return parse_bytes(text).count();
+    case ParamKind::kBandwidth:
+      return parse_bandwidth(text).bytes_per_second();
+    default:
+      return 0;
   }
 }
 
@@ -94,13 +110,20 @@ bool dimensioned(ParamKind k) {
 
 bool type_ok(ParamKind k, const nlohmann::json& v) {
   switch (k) {
-    case ParamKind::kInt: return v.is_number_integer();
-    case ParamKind::kReal: return v.is_number();
-    case ParamKind::kBool: return v.is_boolean();
-    case ParamKind::kString: return v.is_string();
-    case ParamKind::kObject: return v.is_object();
-    case ParamKind::kArray: return v.is_array();
-    default: return v.is_string();
+    case ParamKind::kInt:
+      return v.is_number_integer();
+    case ParamKind::kReal:
+      return v.is_number();
+    case ParamKind::kBool:
+      return v.is_boolean();
+    case ParamKind::kString:
+      return v.is_string();
+    case ParamKind::kObject:
+      return v.is_object();
+    case ParamKind::kArray:
+      return v.is_array();
+    default:
+      return v.is_string();
   }
 }
 
@@ -108,8 +131,8 @@ void check_range(const ParamSpec& s, double x, const ConfigNode& node) {
   if ((s.min && x < *s.min) || (s.max && x > *s.max)) {
     std::string lim = s.min ? ">= " + nlohmann::json(*s.min).dump() : "";
     if (s.max) lim += (lim.empty() ? "<= " : " and <= ") + nlohmann::json(*s.max).dump();
-    node.fail_key(s.name, "'" + s.name + "' is out of range: must be " + lim + " (" +
-                              s.description + ")");
+    node.fail_key(s.name,
+                  "'" + s.name + "' is out of range: must be " + lim + " (" + s.description + ")");
   }
 }
 
@@ -134,12 +157,19 @@ BoundParams bind(const Params& params, const ConfigNode& node) {
       ConfigNode child = node.child(s.name);
       const nlohmann::json* raw = &child.json();
       if (raw->is_object() && raw->contains("value") && s.kind != ParamKind::kObject) {
+        for (auto w = raw->begin(); w != raw->end(); ++w) {  // the wrapper is strict too
+          if (w.key() != "value" && !is_annotation_key(w.key())) {
+            child.fail_key(w.key(), "unknown key '" + w.key() + "' beside \"value\" (only " +
+                                        "\"source\", \"description\" and \"$...\" may be)");
+          }
+        }
         child = child.child("value");
         raw = &child.json();
       }
       v.raw = *raw;
       if (!type_ok(s.kind, v.raw)) {
-        std::string msg = "'" + s.name + "' must be a " + to_string(s.kind) + ", got " + v.raw.dump();
+        std::string msg =
+            "'" + s.name + "' must be a " + to_string(s.kind) + ", got " + v.raw.dump();
         if (dimensioned(s.kind) && v.raw.is_number()) msg += " (bare number: add a unit)";
         child.fail(msg);
       }
@@ -206,7 +236,9 @@ Duration BoundParams::duration(const std::string& n) const {
 Frequency BoundParams::frequency(const std::string& n) const {
   return Frequency::hz(get(n, ParamKind::kFrequency).base);
 }
-Bytes BoundParams::bytes(const std::string& n) const { return Bytes(get(n, ParamKind::kBytes).base); }
+Bytes BoundParams::bytes(const std::string& n) const {
+  return Bytes(get(n, ParamKind::kBytes).base);
+}
 Bandwidth BoundParams::bandwidth(const std::string& n) const {
   return Bandwidth::bytes_per_s(get(n, ParamKind::kBandwidth).base);
 }

@@ -1,9 +1,10 @@
 // Typed ports and links. A Link<Msg> joins one OutPort<Msg> to one InPort<Msg>; it serialises each
 // message at the link bandwidth (FIFO, ceil rounding), adds a fixed latency, and optionally limits
 // messages in flight with credits (the receiver returns a credit by calling InPort::release()).
-// Fidelity: store-and-forward per message; no corruption or reordering. Delivery order = send order.
-// Contract: send() may only be called when can_send(); a sender that found no credit is woken by
-// CreditListener::credit_available(). Unconnected ports are reported by Simulator::elaborate().
+// Fidelity: store-and-forward per message; no corruption or reordering. Delivery order = send
+// order. Contract: send() may only be called when can_send(); a sender that found no credit is
+// woken by CreditListener::credit_available(). Unconnected ports are reported by
+// Simulator::elaborate().
 #pragma once
 
 #include <cstdint>
@@ -98,6 +99,7 @@ class Link : public Component {
         latency_(latency),
         bw_(bw),
         credits_(credits),
+        max_credits_(credits),
         limited_(credits != 0),
         deliver_ev_(this) {
     if (bw.bytes_per_second() == 0) throw ModelError(path(), "link bandwidth must be positive");
@@ -145,6 +147,10 @@ class Link : public Component {
   }
   void return_credit() {
     if (!limited_) return;
+    if (credits_ == max_credits_) {
+      throw ModelError(path(), "credit returned with none outstanding (all " +
+                                   std::to_string(max_credits_) + " already free)");
+    }
     ++credits_;
     if (src_ && src_->listener_) src_->listener_->credit_available();
   }
@@ -169,6 +175,7 @@ class Link : public Component {
   Duration latency_;
   Bandwidth bw_;
   uint32_t credits_;
+  uint32_t max_credits_;
   bool limited_;
   Tick busy_until_{};
   std::deque<InFlight> in_flight_;

@@ -33,6 +33,7 @@ nlohmann::ordered_json Registry::describe(const std::string& type) const {
   out["type"] = t.type;
   out["description"] = t.description;
   out["params"] = t.params().describe();
+  if (!t.build) return out;  // a parameter set, not a simulated component
   Simulator sim;
   const ConfigDoc doc = config_from_json(t.example_config, "<example:" + t.type + ">");
   auto instance = t.build(sim, &sim.root(), "example", ConfigNode::root(doc));

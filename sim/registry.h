@@ -22,7 +22,8 @@ struct ComponentType {
   std::string description;
   std::function<Params()> params;
   nlohmann::json example_config;
-  // Builds an instance from a bound config (used by describe, and by system builders).
+  // Builds an instance from a bound config (used by describe, and by system builders); empty for
+  // parameter sets that are not components on their own (e.g. a GPU's compute spec).
   std::function<std::unique_ptr<Component>(Simulator&, Component* parent, const std::string& name,
                                            const ConfigNode&)>
       build;

@@ -23,19 +23,27 @@ constexpr u128 pow10(int e) {
 }
 
 constexpr std::array kDurationUnits{
-    UnitScale{"ps", 1, 1},          UnitScale{"ns", 1000, 1}, UnitScale{"us", pow10(6), 1},
-    UnitScale{"\xC2\xB5s", pow10(6), 1}, UnitScale{"ms", pow10(9), 1}, UnitScale{"s", pow10(12), 1}};
+    UnitScale{"ps", 1, 1},        UnitScale{"ns", 1000, 1},
+    UnitScale{"us", pow10(6), 1}, UnitScale{"\xC2\xB5s", pow10(6), 1},
+    UnitScale{"ms", pow10(9), 1}, UnitScale{"s", pow10(12), 1}};
 constexpr std::array kFrequencyUnits{UnitScale{"Hz", 1, 1}, UnitScale{"kHz", 1000, 1},
                                      UnitScale{"MHz", pow10(6), 1}, UnitScale{"GHz", pow10(9), 1}};
-constexpr std::array kByteUnits{
-    UnitScale{"B", 1, 1},           UnitScale{"KB", 1000, 1},          UnitScale{"MB", pow10(6), 1},
-    UnitScale{"GB", pow10(9), 1},   UnitScale{"TB", pow10(12), 1},     UnitScale{"KiB", 1ULL << 10, 1},
-    UnitScale{"MiB", 1ULL << 20, 1}, UnitScale{"GiB", 1ULL << 30, 1},  UnitScale{"TiB", 1ULL << 40, 1}};
+constexpr std::array kByteUnits{UnitScale{"B", 1, 1},
+                                UnitScale{"KB", 1000, 1},
+                                UnitScale{"MB", pow10(6), 1},
+                                UnitScale{"GB", pow10(9), 1},
+                                UnitScale{"TB", pow10(12), 1},
+                                UnitScale{"KiB", 1ULL << 10, 1},
+                                UnitScale{"MiB", 1ULL << 20, 1},
+                                UnitScale{"GiB", 1ULL << 30, 1},
+                                UnitScale{"TiB", 1ULL << 40, 1}};
 constexpr std::array kBandwidthUnits{
-    UnitScale{"B/s", 1, 1},          UnitScale{"KB/s", 1000, 1},       UnitScale{"MB/s", pow10(6), 1},
-    UnitScale{"GB/s", pow10(9), 1},  UnitScale{"TB/s", pow10(12), 1},  UnitScale{"KiB/s", 1 << 10, 1},
-    UnitScale{"MiB/s", 1 << 20, 1},  UnitScale{"GiB/s", 1 << 30, 1},   UnitScale{"Mb/s", pow10(6), 8},
-    UnitScale{"Gb/s", pow10(9), 8},  UnitScale{"Gbps", pow10(9), 8},   UnitScale{"Tb/s", pow10(12), 8}};
+    UnitScale{"B/s", 1, 1},          UnitScale{"KB/s", 1000, 1},
+    UnitScale{"MB/s", pow10(6), 1},  UnitScale{"GB/s", pow10(9), 1},
+    UnitScale{"TB/s", pow10(12), 1}, UnitScale{"KiB/s", 1 << 10, 1},
+    UnitScale{"MiB/s", 1 << 20, 1},  UnitScale{"GiB/s", 1 << 30, 1},
+    UnitScale{"Mb/s", pow10(6), 8},  UnitScale{"Gb/s", pow10(9), 8},
+    UnitScale{"Gbps", pow10(9), 8},  UnitScale{"Tb/s", pow10(12), 8}};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -53,6 +61,9 @@ std::string unit_list(const std::array<UnitScale, N>& units) {
   return out;
 }
 
+constexpr int kMaxDigits = 25;      // significant digits of the number
+constexpr int kMaxFracDigits = 24;  // digits after the decimal point
+
 // Parses "<decimal> <unit>" exactly and returns the value in base units (rounded to nearest).
 template <size_t N>
 uint64_t parse_quantity(std::string_view text, const std::array<UnitScale, N>& units,
@@ -66,7 +77,10 @@ uint64_t parse_quantity(std::string_view text, const std::array<UnitScale, N>& u
   for (; i < s.size(); ++i) {
     const char c = s[i];
     if (c >= '0' && c <= '9') {
-      if (mantissa > pow10(30)) throw UnitError(std::string(what) + " '" + std::string(s) + "' is too large");
+      // Bounds keep mantissa * scale (scale <= 1e12) and 10^frac_digits * 8 inside 128 bits.
+      if (mantissa >= pow10(kMaxDigits) || (seen_dot && frac_digits == kMaxFracDigits)) {
+        throw UnitError(std::string(what) + " '" + std::string(s) + "' has too many digits");
+      }
       mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
       any_digit = true;
       if (seen_dot) ++frac_digits;
@@ -94,7 +108,8 @@ uint64_t parse_quantity(std::string_view text, const std::array<UnitScale, N>& u
     }
     return static_cast<uint64_t>(v);
   }
-  throw UnitError("unknown unit '" + std::string(unit) + "' in '" + std::string(s) + "': " + expected);
+  throw UnitError("unknown unit '" + std::string(unit) + "' in '" + std::string(s) +
+                  "': " + expected);
 }
 
 // Prints v (base units) in the largest unit that divides it exactly; if none but the base unit

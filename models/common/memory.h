@@ -56,6 +56,7 @@ struct MemRequest {
   TrafficClass cls = TrafficClass::kGemmRead;
   uint16_t origin_gpu = 0;     // GPU whose agent issued the request
   uint32_t tile = kNoTile;     // tracker tile id for UPDATEs that the tracker counts
+  uint16_t contrib = 1;        // GPUs' partial sums folded into this UPDATE's data
   MemClient* client = nullptr;  // completion callback target (nullptr = posted, no callback)
   uint64_t tag = 0;             // client cookie
   Tick enqueued{};              // set by the target on acceptance

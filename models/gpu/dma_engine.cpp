@@ -75,7 +75,10 @@ void DmaEngines::pump(uint64_t e) {
       }
       return;
     }
-    if (ds.started == 0) queue_wait_ns_.sample((now() - ds.ready).to_ns());
+    if (ds.started == 0) {
+      queue_wait_ns_.sample((now() - ds.ready).to_ns());
+      ds.first = now();
+    }
     const uint64_t chunk = std::min<uint64_t>(spec_.chunk.count(), ds.d.bytes - ds.started);
     Access a;
     a.addr = ds.d.src_addr + ds.started;
@@ -108,6 +111,7 @@ void DmaEngines::access_done(uint64_t tag) {
     r.cmd = ds.d.dst_cmd;
     r.cls = ds.d.write_cls;
     r.tile = ds.d.dst_tile;
+    r.contrib = ds.d.contrib;
     r.done = this;
     r.tag = tag | kLanded;
     remote_.post(r);
@@ -118,6 +122,9 @@ void DmaEngines::access_done(uint64_t tag) {
   ds.landed += chunk;
   bytes_.inc(chunk);
   if (ds.landed == ds.d.bytes) {
+    if (TraceWriter* tr = sim().tracer()) {
+      tr->complete(gpu_, 1000 + static_cast<int>(e), "dma", ds.first, now() - ds.first);
+    }
     const DmaDescriptor d = ds.d;
     free_.push_back(s);
     --live_;

@@ -28,6 +28,7 @@ struct DmaDescriptor {
   common::TrafficClass read_cls = common::TrafficClass::kRsRead;
   common::TrafficClass write_cls = common::TrafficClass::kRsWrite;
   uint32_t dst_tile = common::kNoTile;
+  uint16_t contrib = 1;
   AccessDone* done = nullptr;
   uint64_t tag = 0;
 };
@@ -64,6 +65,7 @@ class DmaEngines : public Component, public AccessDone {
     uint64_t landed = 0;
     uint32_t engine = 0;
     Tick ready{};  // after setup
+    Tick first{};  // first chunk start (tracing)
   };
   void pump(uint64_t engine);
   void pump_at(uint64_t engine);

@@ -72,7 +72,7 @@ void GemmKernel::dispatch() {
     ++next_tile_;
     const uint32_t w = free_wgs_.back();
     free_wgs_.pop_back();
-    wgs_[w] = Wg{tile, 0, 0, false, true};
+    wgs_[w] = Wg{tile, 0, 0, false, true, now()};
     std::fill_n(ready_.begin() + static_cast<std::ptrdiff_t>(w) * spec_.k_phases, spec_.k_phases,
                 0);
     const uint32_t ahead = std::min(spec_.prefetch_phases, spec_.k_phases);
@@ -192,6 +192,9 @@ void GemmKernel::store(uint32_t w) {
     remote_.post(r);
   }
   wg.busy = false;
+  if (TraceWriter* tr = sim().tracer()) {
+    tr->complete(gpu_, static_cast<int>(w), name(), wg.started, now() - wg.started);
+  }
   free_wgs_.push_back(w);
   if (--computing_left_ == 0) compute_done_ = now();
   if (hooks_ != nullptr) hooks_->tile_computed(tile);

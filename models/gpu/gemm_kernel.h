@@ -55,6 +55,7 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
     uint32_t next_compute = 0;  // next phase to compute
     bool computing = false;
     bool busy = false;
+    Tick started{};
   };
   static constexpr uint64_t kStoreTag = 1ULL << 63;
   void begin(uint64_t unused);

@@ -36,14 +36,16 @@ void MemStream::pump() {
   while (head_ < fifo_.size() && in_flight_ < max_in_flight_ && !waiting_) {
     const uint32_t s = fifo_[head_];
     Slot& slot = slots_[s];
-    const uint64_t chunk = std::min<uint64_t>(txn_bytes_, slot.a.bytes - slot.issued);
+    const uint64_t addr = slot.a.addr + slot.issued;
+    const uint64_t chunk = std::min<uint64_t>(txn_bytes_ - addr % txn_bytes_, slot.a.bytes - slot.issued);
     common::MemRequest req;
-    req.addr = slot.a.addr + slot.issued;
+    req.addr = addr;
     req.bytes = static_cast<uint32_t>(chunk);
     req.cmd = slot.a.cmd;
     req.cls = slot.a.cls;
     req.origin_gpu = gpu_;
     req.tile = slot.a.tile;
+    req.contrib = slot.a.contrib;
     req.client = this;
     req.tag = s;
     if (!target_.try_issue(req)) {

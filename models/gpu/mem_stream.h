@@ -25,6 +25,7 @@ struct Access {
   common::MemCmd cmd = common::MemCmd::kRead;
   common::TrafficClass cls = common::TrafficClass::kGemmRead;
   uint32_t tile = common::kNoTile;
+  uint16_t contrib = 1;
   AccessDone* done = nullptr;
   uint64_t tag = 0;
 };

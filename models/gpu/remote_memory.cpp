@@ -9,6 +9,8 @@ RemoteMemory::RemoteMemory(Simulator& sim, Component* parent, std::string name,
                            uint32_t txn_bytes, uint32_t ingress_in_flight)
     : Component(sim, parent, std::move(name)),
       fabric_(fabric),
+      gates_(targets.size(), nullptr),
+      parked_(targets.size()),
       posted_(targets.size(), 0),
       landed_(targets.size(), 0) {
   for (size_t g = 0; g < targets.size(); ++g) {
@@ -17,6 +19,7 @@ RemoteMemory::RemoteMemory(Simulator& sim, Component* parent, std::string name,
   }
   stats().add("messages", messages_, "count", "remote accesses posted");
   stats().add("bytes", bytes_, "B", "bytes posted to other GPUs' memory");
+  stats().add("parked", parked_count_, "count", "arrivals parked until the tracker admitted them");
 }
 
 uint32_t RemoteMemory::alloc() {
@@ -45,12 +48,39 @@ void RemoteMemory::post(const RemoteAccess& a) {
 
 void RemoteMemory::delivered(uint64_t tag) {
   const RemoteAccess& a = slots_[tag];
+  IngressGate* gate = gates_[static_cast<size_t>(a.dst)];
+  if (gate != nullptr && a.tile != common::kNoTile && !gate->admit_remote(a.tile)) {
+    parked_[static_cast<size_t>(a.dst)].push_back(static_cast<uint32_t>(tag));
+    parked_count_.inc();
+    return;
+  }
+  land(static_cast<uint32_t>(tag));
+}
+
+void RemoteMemory::unpark(int dst) {
+  auto& list = parked_[static_cast<size_t>(dst)];
+  IngressGate* gate = gates_[static_cast<size_t>(dst)];
+  size_t kept = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const uint32_t s = list[i];
+    if (gate->admit_remote(slots_[s].tile)) {
+      land(s);
+    } else {
+      list[kept++] = s;
+    }
+  }
+  list.resize(kept);
+}
+
+void RemoteMemory::land(uint32_t tag) {
+  const RemoteAccess& a = slots_[tag];
   Access acc;
   acc.addr = a.addr;
   acc.bytes = a.bytes;
   acc.cmd = a.cmd;
   acc.cls = a.cls;
   acc.tile = a.tile;
+  acc.contrib = a.contrib;
   acc.done = this;
   acc.tag = tag;
   ingress_[static_cast<size_t>(a.dst)]->submit(acc);

@@ -27,8 +27,17 @@ struct RemoteAccess {
   common::MemCmd cmd = common::MemCmd::kWrite;
   common::TrafficClass cls = common::TrafficClass::kRsWrite;
   uint32_t tile = common::kNoTile;  // destination tracker tile (UPDATEs)
+  uint16_t contrib = 1;             // partial sums carried (reduce-scatter bookkeeping)
   AccessDone* done = nullptr;
   uint64_t tag = 0;
+};
+
+// Admission check at a destination's ingress (the T3 tracker): an UPDATE refused here is parked
+// until unpark(dst) is called, without blocking other arrivals.
+class IngressGate {
+ public:
+  virtual ~IngressGate() = default;
+  virtual bool admit_remote(uint32_t tile) = 0;
 };
 
 class RemoteMemory : public Component, public common::FabricReceiver, public AccessDone {
@@ -41,13 +50,20 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   uint64_t bytes_posted(int gpu) const { return posted_[static_cast<size_t>(gpu)]; }
   uint64_t bytes_landed(int gpu) const { return landed_[static_cast<size_t>(gpu)]; }
   size_t outstanding() const { return live_; }
+  void set_gate(int dst, IngressGate* gate) { gates_[static_cast<size_t>(dst)] = gate; }
+  // Re-offers parked accesses of `dst` to its gate (in arrival order).
+  void unpark(int dst);
+  size_t parked(int dst) const { return parked_[static_cast<size_t>(dst)].size(); }
   void delivered(uint64_t tag) override;
   void access_done(uint64_t tag) override;
   void finish() override;
 
  private:
   uint32_t alloc();
+  void land(uint32_t slot);
   common::FabricApi& fabric_;
+  std::vector<IngressGate*> gates_;
+  std::vector<std::vector<uint32_t>> parked_;
   std::vector<std::unique_ptr<MemStream>> ingress_;  // one per destination GPU
   std::vector<RemoteAccess> slots_;
   std::vector<uint32_t> free_;
@@ -56,6 +72,7 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   size_t live_ = 0;
   Counter messages_;
   Counter bytes_;
+  Counter parked_count_;
 };
 
 }  // namespace t3sim::gpu

@@ -1,0 +1,145 @@
+#include "models/collectives/collective.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "models/collectives/cu_executor.h"
+#include "models/collectives/dma_executor.h"
+#include "sim/errors.h"
+#include "sim/simulator.h"
+
+namespace t3sim::collectives {
+
+Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu::Machine& machine,
+                       const LibraryConfig& lib, CollectiveSpec spec)
+    : Component(sim, parent, std::move(name)),
+      machine_(machine),
+      lib_(lib),
+      kind_(spec.kind),
+      bytes_(spec.bytes) {
+  resolve(spec);
+  const Geometry g = geometry(spec);
+  if (algo_ == Algo::kDirect) {
+    schedule_ = make_direct(g);
+  } else if (algo_ == Algo::kHierarchical) {
+    schedule_ = make_hierarchical(g);
+  } else {
+    schedule_ = make_ring(g);
+  }
+  std::vector<uint64_t> addr(static_cast<size_t>(machine_.size()), 0);
+  for (size_t i = 0; i < group_.size(); ++i) {
+    const auto gi = static_cast<size_t>(group_[i]);
+    addr[gi] = spec.buffer_addr.empty() ? machine_.gpus[gi].alloc->allocate(bytes_)
+                                        : spec.buffer_addr[i];
+  }
+  const Protocol geom = exec_ == Executor::kDma ? Protocol::kSimple : proto_;
+  ExecContext ctx{sim, machine_, schedule_, lib_.spec(geom), lib_, std::move(addr), this, path()};
+  if (exec_ == Executor::kCu) {
+    exec_impl_ = std::make_unique<CuExecutor>(std::move(ctx));
+  } else {
+    exec_impl_ = std::make_unique<DmaExecutor>(std::move(ctx));
+  }
+  stats().add("ops", ops_, "count", "schedule ops (slices) executed");
+  stats().add("bytes_sent", sent_, "B", "payload pushed over the fabric, all GPUs");
+  stats().add("wire_bytes", wire_, "B", "bytes on the wire incl. LL/LL128 flags, all GPUs");
+  stats().add("time_ps", time_ps_, "ps", "start to completion");
+}
+
+Collective::~Collective() = default;
+
+void Collective::resolve(const CollectiveSpec& spec) {
+  const int n = machine_.size();
+  group_ = spec.group;
+  if (group_.empty()) {
+    group_.resize(static_cast<size_t>(n));
+    std::iota(group_.begin(), group_.end(), 0);
+  }
+  std::vector<bool> seen(static_cast<size_t>(n), false);
+  for (int g : group_) {
+    if (g < 0 || g >= n || seen[static_cast<size_t>(g)]) {
+      throw ConfigError(path(), "/group", "GPU " + std::to_string(g) +
+                                              " is out of range or repeated (machine has " +
+                                              std::to_string(n) + " GPUs)");
+    }
+    seen[static_cast<size_t>(g)] = true;
+  }
+  const uint64_t m = static_cast<uint64_t>(group_.size());
+  const uint64_t unit = spec.elem_bytes * (kind_ == Kind::kAllReduce ? 1 : m);
+  if (spec.elem_bytes == 0 || bytes_ % unit != 0) {
+    throw ConfigError(path(), "/bytes", std::to_string(bytes_) + " B is not a multiple of " +
+                                            std::to_string(unit) + " B (element x group size)");
+  }
+  if (!spec.buffer_addr.empty() && spec.buffer_addr.size() != group_.size()) {
+    throw ConfigError(path(), "/buffer_addr", "needs one address per group member");
+  }
+  channels_ = spec.channels != 0 ? spec.channels : lib_.channels;
+  exec_ = spec.exec.value_or(lib_.executor);
+  bool multi_node = false;
+  for (int g : group_) multi_node = multi_node || lib_.node_of(g) != lib_.node_of(group_[0]);
+  algo_ = spec.algo != Algo::kAuto ? spec.algo : lib_.algo;
+  if (algo_ == Algo::kAuto) {
+    algo_ = multi_node && kind_ == Kind::kAllReduce ? Algo::kHierarchical : Algo::kRing;
+  }
+  if (algo_ == Algo::kHierarchical && kind_ != Kind::kAllReduce) {
+    throw ConfigError(path(), "/algo", "the hierarchical algorithm is an all-reduce");
+  }
+  const Protocol want = spec.proto != Protocol::kAuto ? spec.proto : lib_.protocol;
+  proto_ = exec_ == Executor::kDma ? Protocol::kSimple : lib_.select(want, bytes_, multi_node);
+}
+
+Geometry Collective::geometry(const CollectiveSpec& spec) const {
+  const ProtocolSpec& p = lib_.spec(proto_);
+  Geometry g;
+  g.kind = kind_;
+  g.bytes = bytes_;
+  g.elem_bytes = spec.elem_bytes;
+  g.channels = channels_;
+  g.ranks = group_;
+  g.chunk = p.chunk.count();
+  g.slices_per_chunk = p.slices_per_chunk;
+  g.slice_floor = p.chunk.count() / p.slices_per_chunk / 32;  // NCCL: sliceSize / 32
+  g.channel_major = proto_ == Protocol::kSimple;
+  g.gpus_per_node = lib_.gpus_per_node;
+  return g;
+}
+
+void Collective::start(CollectiveDone* done, uint64_t tag) {
+  if (running_ || done_) throw ModelError(path(), "collective started twice");
+  done_cb_ = done;
+  tag_ = tag;
+  running_ = true;
+  started_ = now();
+  exec_impl_->start();
+}
+
+void Collective::executor_done() {
+  finished_ = now();
+  running_ = false;
+  done_ = true;
+  uint64_t sent = 0;
+  uint64_t received = 0;
+  for (int g = 0; g < machine_.size(); ++g) {
+    sent += exec_impl_->bytes_sent(g);
+    received += exec_impl_->bytes_received(g);
+  }
+  if (sent != received) {
+    throw ModelError(path(), "payload sent " + std::to_string(sent) + " B != received " +
+                                 std::to_string(received) + " B");
+  }
+  ops_.inc(schedule_.ops.size());
+  sent_.inc(sent);
+  wire_.inc(exec_impl_->wire_bytes());
+  time_ps_.inc((finished_ - started_).count_ps());
+  if (done_cb_) done_cb_->collective_done(tag_);
+}
+
+void Collective::finish() {
+  if (running_) {
+    throw ModelError(path(), std::string(to_string(kind_)) + " started at " +
+                                 std::to_string(started_.to_us()) + " us never completed: " +
+                                 exec_impl_->progress());
+  }
+}
+
+}  // namespace t3sim::collectives

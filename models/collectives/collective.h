@@ -1,0 +1,98 @@
+// Collective: one all-reduce, reduce-scatter or all-gather over a group of GPUs of a Machine.
+// It resolves the algorithm (ring, direct, hierarchical), the protocol (Simple, LL128, LL; auto by
+// size) and the executor (CU kernels or DMA engines), builds the schedule (schedule.h) and runs it.
+// Size semantics follow nccl-tests: `bytes` is S, the whole per-GPU buffer (all-reduce: the vector;
+// reduce-scatter: the input, each GPU keeps S/n; all-gather: the output, each GPU brings S/n).
+// Data live in one buffer per GPU (in place): `buffer_addr` (e.g. T3's GEMM output) or allocated.
+// Contract: start() once; CollectiveDone::collective_done(tag) exactly once when every GPU has its
+// result; finish() throws ModelError if a started collective never completed, naming where it
+// stands, or if payload sent != payload received.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/collectives/executor.h"
+#include "models/collectives/library.h"
+#include "models/collectives/schedule.h"
+#include "models/gpu/machine.h"
+#include "sim/component.h"
+
+namespace t3sim::collectives {
+
+struct CollectiveSpec {
+  Kind kind = Kind::kAllReduce;
+  uint64_t bytes = 0;  // S (nccl-tests size)
+  Algo algo = Algo::kAuto;          // kAuto: the library's "algorithm", then the size/topology rule
+  Protocol proto = Protocol::kAuto;  // kAuto: the library's "protocol", then by size
+  std::optional<Executor> exec;      // empty: the library's "executor"
+  uint32_t channels = 0;             // 0: the library's "channels"
+  std::vector<int> group;            // GPU ids in ring order; empty = every GPU
+  uint32_t elem_bytes = 4;
+  std::vector<uint64_t> buffer_addr;  // per group member; empty = allocate S on each GPU
+};
+
+class CollectiveDone {
+ public:
+  virtual ~CollectiveDone() = default;
+  virtual void collective_done(uint64_t tag) = 0;
+};
+
+class Collective : public Component, public ExecutorDone {
+ public:
+  // Throws ConfigError for an impossible request (bad group, size not divisible, DMA reduction
+  // without NMC, hierarchical on one node).
+  Collective(Simulator& sim, Component* parent, std::string name, gpu::Machine& machine,
+             const LibraryConfig& lib, CollectiveSpec spec);
+  ~Collective() override;
+
+  void start(CollectiveDone* done, uint64_t tag);
+  bool done() const { return done_; }
+  Tick started() const { return started_; }
+  Tick finished() const { return finished_; }
+  Duration elapsed() const { return finished_ - started_; }
+
+  Algo algo() const { return algo_; }
+  Protocol protocol() const { return proto_; }
+  Executor executor() const { return exec_; }
+  uint32_t channels() const { return channels_; }
+  const std::vector<int>& group() const { return group_; }
+  const Schedule& schedule() const { return schedule_; }
+  // Payload bytes this GPU pushed over the fabric / that landed in its memory.
+  uint64_t bytes_sent(int gpu) const { return exec_impl_->bytes_sent(gpu); }
+  uint64_t bytes_received(int gpu) const { return exec_impl_->bytes_received(gpu); }
+
+  void executor_done() override;
+  void finish() override;
+
+ private:
+  void resolve(const CollectiveSpec& spec);
+  Geometry geometry(const CollectiveSpec& spec) const;
+
+  gpu::Machine& machine_;
+  LibraryConfig lib_;
+  Kind kind_;
+  uint64_t bytes_;
+  Algo algo_ = Algo::kRing;
+  Protocol proto_ = Protocol::kSimple;
+  Executor exec_ = Executor::kCu;
+  uint32_t channels_ = 1;
+  std::vector<int> group_;
+  Schedule schedule_;
+  std::unique_ptr<CollectiveExecutor> exec_impl_;
+  CollectiveDone* done_cb_ = nullptr;
+  uint64_t tag_ = 0;
+  bool running_ = false;
+  bool done_ = false;
+  Tick started_{};
+  Tick finished_{};
+  Counter ops_;
+  Counter sent_;
+  Counter wire_;
+  Counter time_ps_;
+};
+
+}  // namespace t3sim::collectives

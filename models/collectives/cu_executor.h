@@ -1,0 +1,114 @@
+// CU executor: runs a schedule the way NCCL/RCCL kernels do. Each channel holds one CU on every
+// GPU of the group for the collective's lifetime (taken from the GPU's CuPool at start, returned at
+// the end). A lane (channel's worker) runs its ops in order; an op moves its slice in pieces: loads
+// (local data, received slot) through the CU's MemStream into HBM, then stores (local result, and
+// remote writes into the next GPU's receive slot via RemoteMemory). Each CU keeps at most
+// cu_window payload bytes of pieces in flight (Little's law: bandwidth = window / latency).
+// Synchronisation: a sender claims one of `slots` receive slots per slice (NCCL_STEPS credits);
+// after its last piece the CU pays the protocol's step latency; Simple slices become visible to the
+// receiver only then (fence + flag), LL/LL128 data become visible piece by piece as they land;
+// flags and credits cross the fabric with the path latency (+ inter-node latency).
+// Contract: as CollectiveExecutor; never refuses, never drops; MemStream/RemoteMemory completions
+// arrive through access_done(). Source: hardware.md §5.2-5.4; T3 §2.4 (CU split).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/collectives/executor.h"
+#include "models/gpu/mem_stream.h"
+
+namespace t3sim::collectives {
+
+class CuExecutor final : public CollectiveExecutor, public gpu::AccessDone {
+ public:
+  explicit CuExecutor(ExecContext ctx);
+  ~CuExecutor() override;
+  void start() override;
+  bool finished() const override { return finished_; }
+  std::string progress() const override;
+  void access_done(uint64_t tag) override;
+
+ private:
+  struct LaneState {
+    uint32_t op = 0;  // ops completed = index of the current op
+    uint32_t cu = 0;
+    uint64_t issued = 0;  // payload bytes of the current op whose pieces started
+    uint64_t completed = 0;
+    bool begun = false;    // the current op passed its start checks and claimed its slots
+    bool syncing = false;  // paying the step latency
+    bool in_window_queue = false;
+  };
+
+    struct ConnState {
+    uint32_t started = 0;    // slices the sender began (slot claims)
+    uint32_t credited = 0;   // slots the sender knows are free again
+    uint32_t published = 0;  // slices whose flag reached the receiver
+    uint32_t consumed = 0;   // slices the receiver finished
+    uint64_t visible = 0;    // cumulative payload the receiver may read
+    uint64_t recv_pos = 0;   // cumulative payload before the receiver's current slice
+    uint64_t slot_base = 0;
+    uint64_t slot_bytes = 0;
+    Duration flag;
+    bool send_waiting = false;
+    bool recv_waiting = false;
+  };
+
+    struct CuState {
+    int gpu = 0;
+    uint64_t window = 0;
+    uint64_t inflight = 0;
+    gpu::MemStream* stream = nullptr;
+    uint32_t rr = 0;  // round-robin start among its lanes waiting for window
+  };
+
+    struct Piece {
+    uint32_t lane = 0;
+    uint32_t op = 0;
+    uint64_t off = 0;  // within the op's slice
+    uint64_t payload = 0;
+    uint64_t charge = 0;
+    uint32_t pending = 0;
+    bool writing = false;
+  };
+
+
+  void launch(uint64_t);
+  void advance(uint32_t lane);
+  bool can_begin(uint32_t lane, const Op& op);
+  bool piece_ready(uint32_t lane, const Op& op, uint64_t end);
+  void begin(const Op& op);
+  void start_piece(uint32_t lane, uint32_t op_id, uint64_t off, uint64_t payload);
+  void issue_reads(uint32_t piece);
+  void issue_writes(uint32_t piece);
+  void piece_done(uint32_t piece);
+  void op_synced(uint64_t lane);
+  void publish(uint64_t conn);
+  void credit(uint64_t conn);
+  void wake_window(uint32_t cu);
+  void lane_finished();
+  uint64_t slot_addr(uint32_t conn, uint32_t seq, uint64_t off) const;
+  gpu::Access access(uint64_t addr, uint64_t bytes, common::MemCmd cmd, common::TrafficClass cls,
+                     uint32_t piece);
+  uint32_t alloc_piece();
+
+  ExecContext x_;
+  std::vector<LaneState> lanes_;
+  std::vector<ConnState> conns_;
+  std::vector<CuState> cus_;
+  std::vector<std::unique_ptr<gpu::MemStream>> streams_;  // one per CU
+  std::vector<Piece> pieces_;
+  std::vector<gpu::Access> scratch_;  // loads or stores of one piece, before submission
+  std::vector<uint32_t> free_pieces_;
+  std::vector<uint32_t> op_lane_;  // op id -> lane
+  std::vector<std::vector<uint32_t>> cu_lanes_;  // CU -> its lanes
+  std::vector<std::vector<uint32_t>> dep_waiters_;  // lane -> lanes waiting for one of its ops
+  std::vector<int> group_gpus_;
+  uint64_t piece_ = 0;
+  uint64_t piece_slot_ = 0;  // wire bytes a piece occupies in a slot, 4 KiB aligned
+  size_t lanes_left_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace t3sim::collectives

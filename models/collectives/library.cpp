@@ -1,0 +1,153 @@
+#include "models/collectives/library.h"
+
+#include <cmath>
+
+#include "sim/errors.h"
+
+namespace t3sim::collectives {
+namespace {
+
+constexpr uint64_t kPpm = 1'000'000;
+constexpr uint64_t kAlign = 4096;  // chunk granularity of the generators (schedule.h)
+
+struct ProtoDefaults {
+  const char* prefix;
+  const char* buffer;
+  int chunk_steps;
+  int slice_steps;
+  const char* step_latency;
+  const char* base_latency;
+  double efficiency;
+};
+
+// NCCL defaults: buffers, CHUNKSTEPS/SLICESTEPS and LL/LL128 payload fractions from hardware.md
+// §5.3; per-step and base latencies from NCCL's tuner constants (§5.4, NVLink ring hwLat, baseLat).
+constexpr std::array<ProtoDefaults, 3> kProtos{{
+    {"simple", "4 MiB", 4, 2, "3.4 us", "8.4 us", 1.0},
+    {"ll128", "4800 KiB", 1, 1, "1.9 us", "14 us", 0.9375},
+    {"ll", "512 KiB", 1, 1, "0.6 us", "6.6 us", 0.5},
+}};
+
+void declare_protocol(Params& p, const ProtoDefaults& d) {
+  const std::string x = d.prefix;
+  p.optional(x + "_buffer", ParamKind::kBytes, d.buffer,
+             x + ": receive buffer per connection and channel, wire bytes (NCCL buffSizes)")
+      .at_least(4096);
+  p.optional(x + "_chunk_steps", ParamKind::kInt, d.chunk_steps,
+             x + ": buffer steps per chunk (NCCL CHUNKSTEPS)")
+      .range(1, 64);
+  p.optional(x + "_slice_steps", ParamKind::kInt, d.slice_steps,
+             x + ": buffer steps per slice (NCCL SLICESTEPS)")
+      .range(1, 64);
+  p.optional(x + "_step_latency", ParamKind::kDuration, d.step_latency,
+             x + ": per-slice synchronisation cost on the CU (flag write/poll" +
+                 std::string(x == "simple" ? " and memory fence" : "") + ")");
+  p.optional(x + "_base_latency", ParamKind::kDuration, d.base_latency,
+             x + ": launch latency of the collective kernel");
+  p.optional(x + "_efficiency", ParamKind::kReal, d.efficiency,
+             x + ": payload bytes per wire byte (LL 8/16, LL128 120/128)")
+      .range(0.01, 1.0);
+}
+
+ProtocolSpec bind_protocol(const BoundParams& b, const ProtoDefaults& d, uint32_t steps,
+                           const ConfigNode& node) {
+  const std::string x = d.prefix;
+  ProtocolSpec s;
+  s.buffer = b.bytes(x + "_buffer");
+  s.chunk_steps = static_cast<uint32_t>(b.integer(x + "_chunk_steps"));
+  s.slice_steps = static_cast<uint32_t>(b.integer(x + "_slice_steps"));
+  s.step_latency = b.duration(x + "_step_latency");
+  s.base_latency = b.duration(x + "_base_latency");
+  s.efficiency_ppm = static_cast<uint32_t>(std::llround(b.real(x + "_efficiency") * kPpm));
+  s.fenced = x == "simple";
+  if (s.chunk_steps % s.slice_steps != 0 || s.slice_steps > steps) {
+    node.fail_key(x + "_slice_steps", x + "_slice_steps must divide " + x +
+                                          "_chunk_steps and be at most 'steps'");
+  }
+  const uint64_t step_wire = s.buffer.count() / steps;
+  const uint64_t payload = step_wire * s.efficiency_ppm / kPpm / kAlign * kAlign;
+  if (payload == 0) {
+    node.fail_key(x + "_buffer", x + "_buffer / steps holds less than 4 KiB of payload");
+  }
+  s.step_payload = Bytes(payload);
+  s.chunk = Bytes(payload * s.chunk_steps);
+  s.slices_per_chunk = s.chunk_steps / s.slice_steps;
+  s.slots = steps / s.slice_steps;
+  return s;
+}
+
+}  // namespace
+
+uint64_t ProtocolSpec::wire_bytes(uint64_t payload) const {
+  return (payload * kPpm + efficiency_ppm - 1) / efficiency_ppm;
+}
+
+size_t proto_index(Protocol p) {
+  switch (p) {
+    case Protocol::kSimple: return 0;
+    case Protocol::kLL128: return 1;
+    case Protocol::kLL: return 2;
+    case Protocol::kAuto: break;
+  }
+  throw ModelError("collectives", "protocol 'auto' has no geometry (select() it first)");
+}
+
+const ProtocolSpec& LibraryConfig::spec(Protocol p) const { return protocols[proto_index(p)]; }
+
+Protocol LibraryConfig::select(Protocol p, uint64_t bytes, bool multi_node) const {
+  if (p != Protocol::kAuto) return p;
+  if (bytes <= ll_max.count()) return Protocol::kLL;
+  if (!multi_node && bytes <= ll128_max.count()) return Protocol::kLL128;
+  return Protocol::kSimple;
+}
+
+Params library_params() {
+  Params p;
+  p.optional("channels", ParamKind::kInt, 16,
+             "channels per collective: one CU (CTA) on every GPU each, 1/channels of the data")
+      .range(1, 64);
+  p.optional("algorithm", ParamKind::kString, "auto",
+             "default algorithm (auto: hierarchical all-reduce across nodes, else ring)")
+      .one_of({"auto", "ring", "direct", "hierarchical"});
+  p.optional("protocol", ParamKind::kString, "auto", "default protocol (auto: by size)")
+      .one_of({"auto", "simple", "ll128", "ll"});
+  p.optional("executor", ParamKind::kString, "cu", "default executor: CU kernels or DMA engines")
+      .one_of({"cu", "dma"});
+  p.optional("steps", ParamKind::kInt, 8, "buffer slots per connection (NCCL_STEPS)").range(1, 64);
+  for (const auto& d : kProtos) declare_protocol(p, d);
+  p.optional("ll_max", ParamKind::kBytes, "512 KiB", "auto protocol: LL for sizes up to this");
+  p.optional("ll128_max", ParamKind::kBytes, "8 MiB",
+             "auto protocol: LL128 up to this when every hop is intra-node NVLink");
+  p.optional("gpus_per_node", ParamKind::kInt, 0,
+             "GPUs per node for hierarchical schedules and inter-node hops (0 = one node; "
+             "absent: the fabric's gpus_per_node)")
+      .range(0, 4096);
+  p.optional("inter_node_latency", ParamKind::kDuration, "0 ns",
+             "extra per-slice flag latency of an inter-node hop (network proxy, NIC doorbells)");
+  p.optional("piece", ParamKind::kBytes, "16 KiB",
+             "CU memory-work granularity (fidelity knob: loads then stores per piece)")
+      .at_least(256);
+  return p;
+}
+
+LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node) {
+  const BoundParams b = bind(library_params(), node);
+  LibraryConfig c;
+  c.channels = static_cast<uint32_t>(b.integer("channels"));
+  c.algo = parse_algo(b.str("algorithm"), "algorithm");
+  c.protocol = parse_protocol(b.str("protocol"), "protocol");
+  c.executor = parse_executor(b.str("executor"), "executor");
+  c.steps = static_cast<uint32_t>(b.integer("steps"));
+  for (size_t i = 0; i < kProtos.size(); ++i) {
+    c.protocols[i] = bind_protocol(b, kProtos[i], c.steps, node);
+  }
+  c.ll_max = b.bytes("ll_max");
+  c.ll128_max = b.bytes("ll128_max");
+  c.gpus_per_node = b.present("gpus_per_node") ? static_cast<uint32_t>(b.integer("gpus_per_node"))
+                                                : fabric_gpus_per_node;
+  c.inter_node_latency = b.duration("inter_node_latency");
+  c.piece = b.bytes("piece");
+  return c;
+}
+
+}  // namespace t3sim::collectives

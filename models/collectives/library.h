@@ -1,0 +1,87 @@
+// The collective library's settings (the system config's "collectives" object): channel count,
+// algorithm, protocol and executor defaults, NCCL's buffer geometry per protocol (buffer bytes,
+// NCCL_STEPS slots, chunk and slice steps), per-protocol costs (launch latency, per-slice flag/fence
+// latency, payload efficiency on the wire) and the size thresholds of protocol auto-selection.
+// Fidelity: NCCL's structure (hardware.md §5.2-5.4), not its cost formula; values and their sources
+// live in the system configs. Invariants after bind_library(): chunk = chunk_steps x step payload,
+// slices_per_chunk >= 1, slots per connection >= 1, efficiencies in (0, 1].
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "sim/config.h"
+#include "sim/params.h"
+#include "sim/units.h"
+
+namespace t3sim {
+class Registry;
+}
+
+namespace t3sim::collectives {
+
+enum class Kind : uint8_t { kAllReduce, kReduceScatter, kAllGather };
+enum class Algo : uint8_t { kAuto, kRing, kDirect, kHierarchical };
+enum class Protocol : uint8_t { kAuto, kSimple, kLL128, kLL };
+enum class Executor : uint8_t { kCu, kDma };
+
+const char* to_string(Kind k);
+const char* to_string(Algo a);
+const char* to_string(Protocol p);
+const char* to_string(Executor e);
+// Parse the config/CLI spellings ("ring", "ll128", "dma", ...); ConfigError naming `what` if unknown.
+Algo parse_algo(const std::string& s, const std::string& what);
+Protocol parse_protocol(const std::string& s, const std::string& what);
+Executor parse_executor(const std::string& s, const std::string& what);
+
+// One protocol's geometry and costs, derived from the flat parameters.
+struct ProtocolSpec {
+  Bytes buffer;                   // per connection and channel, wire bytes (NCCL buffSizes)
+  uint32_t chunk_steps = 1;       // steps per chunk (NCCL ALLREDUCE_CHUNKSTEPS)
+  uint32_t slice_steps = 1;       // steps per slice (NCCL ALLREDUCE_SLICESTEPS)
+  Duration step_latency;          // per slice: flag (and, for Simple, fence) cost on the CU
+  Duration base_latency;          // launch latency of the collective kernel
+  uint32_t efficiency_ppm = 1'000'000;  // payload / wire bytes, in parts per million
+  bool fenced = false;            // Simple: a slice becomes visible only when complete
+
+  // Derived (filled by bind_library): payload bytes of one step, chunk, slice; slots per connection.
+  Bytes step_payload;
+  Bytes chunk;
+  uint32_t slices_per_chunk = 1;
+  uint32_t slots = 1;  // slices a sender may be ahead of its receiver (steps / slice_steps)
+  uint64_t wire_bytes(uint64_t payload) const;
+};
+
+struct LibraryConfig {
+  uint32_t channels = 1;
+  Algo algo = Algo::kAuto;
+  Protocol protocol = Protocol::kAuto;
+  Executor executor = Executor::kCu;
+  uint32_t steps = 8;
+  std::array<ProtocolSpec, 3> protocols;  // indexed by proto_index(): simple, ll128, ll
+  Bytes ll_max;                           // auto: LL up to this size (bytes of S)
+  Bytes ll128_max;                        // auto: LL128 up to this size (NVLink-only groups)
+  uint32_t gpus_per_node = 0;             // 0 = every GPU in one node
+  Duration inter_node_latency;            // extra per-slice flag latency on inter-node hops
+  Bytes piece;                            // CU memory-work granularity (fidelity knob)
+
+  const ProtocolSpec& spec(Protocol p) const;
+  // Auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when every hop is intra-node
+  // NVLink, Simple large. `p` other than kAuto is returned unchanged.
+  Protocol select(Protocol p, uint64_t bytes, bool multi_node) const;
+  int node_of(int gpu) const { return gpus_per_node == 0 ? 0 : gpu / static_cast<int>(gpus_per_node); }
+};
+
+size_t proto_index(Protocol p);  // kSimple 0, kLL128 1, kLL 2 (ModelError for kAuto)
+
+// Declared once: every key of the "collectives" object with its unit, default and description.
+Params library_params();
+// Contract: binds `node` strictly against library_params(); ConfigError on any violation, including
+// a buffer too small for one slice. `fabric_gpus_per_node` (the fabric's two_level size, 0 if none)
+// is used when the object does not set "gpus_per_node".
+LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node = 0);
+// Adds the "collectives" parameter set to `t3sim describe`.
+void register_collectives_models(Registry& r);
+
+}  // namespace t3sim::collectives

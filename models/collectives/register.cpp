@@ -1,0 +1,15 @@
+// Registration of the collective library's parameter set for `t3sim describe`.
+#include "models/collectives/library.h"
+#include "sim/registry.h"
+
+namespace t3sim::collectives {
+
+void register_collectives_models(Registry& r) {
+  r.add(ComponentType{"collectives",
+                      "collective library: ring / direct / hierarchical schedules with NCCL's "
+                      "channels, chunks, slices, buffer slots and protocols, on CU kernels or DMA "
+                      "engines (+NMC)",
+                      library_params, nlohmann::json::object(), nullptr});
+}
+
+}  // namespace t3sim::collectives

@@ -1,0 +1,71 @@
+// Internal helper of the schedule generators: creates connections and lanes, and cuts each chunk
+// operation into slices the way NCCL's Simple primitives do (slice = chunk / slices_per_chunk, at
+// least slice_floor, 4 KiB aligned; trailing slices may be empty flag-only steps).
+// Contract: ops of a lane are emitted between open_lane() calls (lanes are contiguous); take()
+// finalizes and returns the schedule.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+#include "models/collectives/schedule.h"
+
+namespace t3sim::collectives {
+
+// NCCL's primitives (src/device/primitives.h) as op flags.
+constexpr uint8_t kSendOnly = kReadLocal | kSend;
+constexpr uint8_t kRecvReduceSend = kRecv | kReadLocal | kSend;
+constexpr uint8_t kRecvReduceCopySend = kRecv | kReadLocal | kWriteLocal | kSend;
+constexpr uint8_t kRecvReduceCopy = kRecv | kReadLocal | kWriteLocal;
+constexpr uint8_t kRecvCopySend = kRecv | kWriteLocal | kSend;
+constexpr uint8_t kRecvOnly = kRecv | kWriteLocal;
+
+inline int mod(int a, int n) { return ((a % n) + n) % n; }
+inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+inline uint64_t round_up(uint64_t a, uint64_t b) { return div_up(a, b) * b; }
+inline uint64_t clamp_len(uint64_t total, uint64_t off, uint64_t len) {
+  return off >= total ? 0 : (total - off < len ? total - off : len);
+}
+
+// One loop iteration of NCCL's grid: chunk size for `parts` chunks per channel.
+struct Loop {
+  uint64_t grid = 0;  // start of this loop in the region
+  uint64_t real = 0;  // chunk size of this loop
+};
+// Loops over a region of `total` bytes cut into channels x parts chunks of at most `chunk`.
+std::vector<Loop> make_loops(uint64_t total, uint64_t channels, uint64_t parts, uint64_t chunk);
+
+class ScheduleBuilder {
+ public:
+  explicit ScheduleBuilder(const Geometry& g) : g_(g) {}
+  const Geometry& geo() const { return g_; }
+  int size() const { return static_cast<int>(g_.ranks.size()); }
+  int gpu(int rank) const { return g_.ranks[static_cast<size_t>(rank)]; }
+
+  uint32_t connect(int src_rank, int dst_rank);
+  void open_lane(int rank, uint32_t channel);
+  // Emits the slices of one chunk op on the open lane; returns the id of its last slice.
+  uint32_t chunk(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
+                 std::span<const uint32_t> sends, std::span<const uint32_t> recvs,
+                 uint64_t stride = 0, uint32_t dep = kNone);
+  uint32_t chunk(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
+                 std::initializer_list<uint32_t> sends, std::initializer_list<uint32_t> recvs,
+                 uint32_t dep = kNone) {
+    return chunk(flags, phase, offset, bytes, std::span<const uint32_t>(sends.begin(), sends.size()),
+                 std::span<const uint32_t>(recvs.begin(), recvs.size()), 0, dep);
+  }
+  Schedule take();
+
+ private:
+  void close_lane();
+  uint32_t emit(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes, uint64_t stride,
+                uint32_t send_list, uint32_t recv_list, uint16_t sends, uint16_t recvs,
+                uint32_t dep);
+  Geometry g_;
+  Schedule s_;
+  bool lane_open_ = false;
+};
+
+}  // namespace t3sim::collectives

@@ -1,0 +1,165 @@
+#include "models/fabric/builders.h"
+
+#include <algorithm>
+#include <array>
+
+#include "sim/errors.h"
+
+namespace t3sim::fabric {
+namespace {
+
+Topology start(const FabricConfig& c, int gpus) {
+  Topology t;
+  t.kind = c.topology;
+  t.num_gpus = gpus;
+  t.packet_size = c.link.packet_size;
+  t.local_latency = c.local_latency;
+  for (int g = 0; g < gpus; ++g) t.add_node(NodeKind::kGpu, "gpu" + std::to_string(g));
+  return t;
+}
+
+TopoEdge edge(Bandwidth bw, Duration latency, uint32_t credits) {
+  TopoEdge e;
+  e.bandwidth = bw;
+  e.latency = latency;
+  e.credits = credits;
+  return e;
+}
+
+TopoEdge link_edge(const LinkSpec& l) { return edge(l.bandwidth, l.latency, l.credits); }
+
+Bandwidth min_bw(Bandwidth a, Bandwidth b) { return a < b ? a : b; }
+
+// GPU <-> switch-plane port: serialised at min(GPU link, switch port) in each direction; the
+// switching latency is paid on the switch's egress edge.
+void attach_to_switch(Topology& t, uint32_t gpu, uint32_t sw, const LinkSpec& l,
+                      const SwitchSpec& s) {
+  const Bandwidth bw = min_bw(l.bandwidth, s.port_bandwidth);
+  t.add_duplex(gpu, sw, edge(bw, l.latency, l.credits), edge(bw, l.latency + s.latency, l.credits));
+}
+
+std::optional<SizeProblem> too_few_ports(int attached, int ports, const char* key,
+                                         const char* what) {
+  if (attached <= ports) return std::nullopt;
+  return SizeProblem{key, std::to_string(attached) + " ports needed on each " + what +
+                              " but it has " + std::to_string(ports) +
+                              " (raise 'ports' or shrink the system)"};
+}
+
+Topology build_ring(const FabricConfig& c) {
+  Topology t = start(c, c.gpus);
+  const int n = c.gpus;
+  for (int g = 0; g < n && n > 1; ++g) {
+    const int next = (g + 1) % n;
+    if (n == 2 && g == 1) break;        // 0<->1 already built: one full-duplex link
+    TopoEdge up = link_edge(c.link);    // g -> g+1
+    TopoEdge down = link_edge(c.link);  // g+1 -> g, i.e. T3's g -> g-1 direction
+    up.routable = c.bidirectional || n == 2;
+    t.add_duplex(static_cast<uint32_t>(g), static_cast<uint32_t>(next), up, down);
+  }
+  return t;
+}
+
+Topology build_fully_connected(const FabricConfig& c) {
+  Topology t = start(c, c.gpus);
+  for (int i = 0; i < c.gpus; ++i) {
+    for (int j = i + 1; j < c.gpus; ++j) {
+      t.add_duplex(static_cast<uint32_t>(i), static_cast<uint32_t>(j), link_edge(c.link),
+                   link_edge(c.link));
+    }
+  }
+  return t;
+}
+
+Topology build_switch(const FabricConfig& c) {
+  Topology t = start(c, c.gpus);
+  const uint32_t sw = t.add_node(NodeKind::kNvSwitch, "nvswitch");
+  for (int g = 0; g < c.gpus; ++g)
+    attach_to_switch(t, static_cast<uint32_t>(g), sw, c.link, *c.nvswitch);
+  return t;
+}
+
+// Node ids: GPUs, then NVSwitch planes, then NICs, then IB switches. The lowest-id tie-break of
+// routing therefore changes rails inside the source node (GPU -> NVSwitch -> peer GPU -> NIC),
+// like NCCL's PXN, rather than on the destination side.
+Topology build_two_level(const FabricConfig& c) {
+  const int gpn = c.gpus_per_node;
+  Topology t = start(c, c.nodes * gpn);
+  std::vector<uint32_t> nvsw(static_cast<size_t>(c.nodes));
+  for (int n = 0; n < c.nodes && gpn > 1; ++n) {
+    nvsw[n] = t.add_node(NodeKind::kNvSwitch, "nvswitch" + std::to_string(n));
+  }
+  const uint32_t first_nic = static_cast<uint32_t>(t.nodes.size());
+  for (int g = 0; g < t.num_gpus; ++g) t.add_node(NodeKind::kNic, "nic" + std::to_string(g));
+  const uint32_t first_ib = static_cast<uint32_t>(t.nodes.size());
+  for (int r = 0; r < gpn; ++r) t.add_node(NodeKind::kIbSwitch, "ib_switch" + std::to_string(r));
+
+  const NicSpec& nic = *c.nic;
+  const IbSwitchSpec& ib = *c.ib_switch;
+  const Bandwidth nic_bw = nic.effective();
+  const Bandwidth wire_bw = min_bw(nic_bw, ib.port_bandwidth);
+  for (int g = 0; g < t.num_gpus; ++g) {
+    const auto gpu = static_cast<uint32_t>(g);
+    const uint32_t nic_id = first_nic + gpu;
+    if (gpn > 1) attach_to_switch(t, gpu, nvsw[g / gpn], c.link, *c.nvswitch);
+    t.add_duplex(gpu, nic_id, edge(nic_bw, nic.latency, 0), edge(nic_bw, nic.latency, 0));
+    t.add_duplex(nic_id, first_ib + static_cast<uint32_t>(g % gpn), edge(wire_bw, Duration(), 0),
+                 edge(wire_bw, ib.latency, 0));
+  }
+  return t;
+}
+
+constexpr std::array<TopologyKind, 4> kTopologies{{
+    {"ring", kKeyGpus, kKeyBidirectional, &build_ring},
+    {"fully_connected", kKeyGpus, 0, &build_fully_connected},
+    {"switch", kKeyGpus | kKeySwitch, 0, &build_switch},
+    {"two_level", kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch, kKeyGpus,
+     &build_two_level},
+}};
+
+}  // namespace
+
+std::span<const TopologyKind> topology_kinds() { return kTopologies; }
+
+std::vector<std::string> topology_names() {
+  std::vector<std::string> out;
+  for (const auto& k : kTopologies) out.emplace_back(k.name);
+  return out;
+}
+
+const TopologyKind* find_topology(std::string_view name) {
+  const auto it = std::find_if(kTopologies.begin(), kTopologies.end(),
+                               [&](const TopologyKind& k) { return k.name == name; });
+  return it == kTopologies.end() ? nullptr : &*it;
+}
+
+std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
+  const bool two_level = c.topology == "two_level";
+  if (!two_level && c.gpus < 1) return SizeProblem{"gpus", "'gpus' must be at least 1"};
+  if (two_level) {
+    if (c.nodes < 1) return SizeProblem{"nodes", "'nodes' must be at least 1"};
+    if (c.gpus_per_node < 1)
+      return SizeProblem{"gpus_per_node", "'gpus_per_node' must be at least 1"};
+    if (c.gpus != 0 && c.gpus != c.nodes * c.gpus_per_node) {
+      return SizeProblem{
+          "gpus", "gpus = " + std::to_string(c.gpus) + " but nodes x gpus_per_node = " +
+                      std::to_string(c.nodes * c.gpus_per_node) + " (drop 'gpus' or fix it)"};
+    }
+    if (auto p = too_few_ports(c.nodes, c.ib_switch->ports, "ib_switch", "IB switch (rail)"))
+      return p;
+  }
+  if (c.nvswitch) {
+    const int attached = two_level ? c.gpus_per_node : c.gpus;
+    if (auto p = too_few_ports(attached, c.nvswitch->ports, "switch", "NVSwitch plane")) return p;
+  }
+  return std::nullopt;
+}
+
+Topology build_topology(const FabricConfig& cfg) {
+  const TopologyKind* k = find_topology(cfg.topology);
+  if (k == nullptr) throw ModelError("fabric", "unknown topology '" + cfg.topology + "'");
+  if (auto p = check_sizes(cfg)) throw ModelError("fabric", p->key + ": " + p->message);
+  return k->build(cfg);
+}
+
+}  // namespace t3sim::fabric

@@ -1,0 +1,54 @@
+// Topology builders: a table of named topologies (config keys each needs and allows) and functions
+// turning a FabricConfig into a Topology graph. ring: GPU g has full-duplex links to g+1 and g-1
+// (one link when n == 2); bidirectional=false keeps both wires but routes only g -> g-1, T3's ring
+// direction (t3-paper.md §3.1), so g -> g+1 takes n-1 hops. fully_connected: a link per GPU pair
+// (xGMI). switch: NVSwitch star, each GPU attached with its aggregate NVLink bandwidth; all pairs 2
+// hops. two_level: nodes x gpus_per_node, an NVSwitch plane per node, a NIC per GPU, rail-optimised
+// (local GPU i of every node -> IB switch i). Contract: builders describe wires and never route.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/fabric/specs.h"
+#include "models/fabric/topology.h"
+
+namespace t3sim::fabric {
+
+// Bit flags naming the optional top-level keys of a fabric config.
+enum ConfigKey : uint32_t {
+  kKeyGpus = 1u << 0,
+  kKeyNodes = 1u << 1,
+  kKeyGpusPerNode = 1u << 2,
+  kKeyBidirectional = 1u << 3,
+  kKeySwitch = 1u << 4,
+  kKeyNic = 1u << 5,
+  kKeyIbSwitch = 1u << 6,
+};
+
+struct TopologyKind {
+  std::string_view name;
+  uint32_t needs;   // keys that must be present
+  uint32_t allows;  // keys that may be present (needs is implied)
+  Topology (*build)(const FabricConfig&);
+};
+
+std::span<const TopologyKind> topology_kinds();
+std::vector<std::string> topology_names();
+// nullptr if unknown.
+const TopologyKind* find_topology(std::string_view name);
+struct SizeProblem {
+  std::string key;  // top-level key to blame
+  std::string message;
+};
+// First inconsistency of sizes and port counts (gpus vs nodes x gpus_per_node, ports), if any.
+std::optional<SizeProblem> check_sizes(const FabricConfig& cfg);
+// Builds the graph of cfg.topology. ModelError on an unknown name or bad sizes; configs never get
+// here with those: parse_fabric_config rejects them first as ConfigErrors naming the key.
+Topology build_topology(const FabricConfig& cfg);
+
+}  // namespace t3sim::fabric

@@ -1,0 +1,210 @@
+#include "models/fabric/fabric.h"
+
+#include <limits>
+
+#include "sim/errors.h"
+#include "sim/simulator.h"
+
+namespace t3sim::fabric {
+
+Fabric::Fabric(Simulator& sim, Component* parent, std::string name, Topology topo,
+               nlohmann::ordered_json resolved_config)
+    : Component(sim, parent, std::move(name)),
+      topo_(std::move(topo)),
+      routes_(topo_),
+      flows_(routes_, topo_.packet_size),
+      resolved_(std::move(resolved_config)),
+      reducers_(topo_.nodes.size(), nullptr) {
+  for (const TopoNode& n : topo_.nodes) nodes_.push_back(std::make_unique<Node>(sim, this, n));
+  build_links();
+  register_stats();
+}
+
+Fabric::~Fabric() = default;
+
+void Fabric::build_links() {
+  std::vector<uint32_t> hops_on(topo_.edges.size(), 0);
+  for (uint32_t s = 0; s < flows_.num_slots(); ++s) ++hops_on[flows_.slot(s).edge];
+  inputs_.reserve(topo_.edges.size());
+  for (size_t e = 0; e < topo_.edges.size(); ++e) {
+    const TopoEdge& te = topo_.edges[e];
+    Node& from = *nodes_[te.from];
+    Node& to = *nodes_[te.to];
+    egress_.push_back(std::make_unique<Egress>(sim(), flows_, inputs_, hops_on[e]));
+    OutPort<Packet>& out = from.add_out("to_" + to.name(), egress_.back().get());
+    InPort<Packet>& in = to.add_in("from_" + from.name(), *this);
+    auto link = std::make_unique<Link<Packet>>(sim(), &from, "to_" + to.name(), te.latency,
+                                               te.bandwidth, te.credits);
+    link->connect(out, in);
+    egress_.back()->bind(out, *link);
+    const Egress* eg = egress_.back().get();
+    const Simulator* s = &sim();
+    link->stats().add_formula(
+        "utilisation",
+        [eg, s] {
+          const uint64_t elapsed = s->now().ps();
+          return elapsed == 0 ? 0.0 : static_cast<double>(eg->busy().count_ps()) / elapsed;
+        },
+        "ratio", "busy_ps / elapsed time: share of the run spent serialising");
+    inputs_.push_back(&in);
+    links_.push_back(std::move(link));
+  }
+}
+
+void Fabric::register_stats() {
+  stats().add("messages", messages_, "count", "messages sent (incl. src == dst)");
+  stats().add("packets", packets_, "count", "packets injected into links");
+  stats().add_formula(
+      "total_link_bytes", [this] { return static_cast<double>(total_link_bytes()); }, "B",
+      "sum of bytes over all link directions (a message counts once per hop)");
+}
+
+void Fabric::check_gpu(int gpu, const char* role) const {
+  if (gpu < 0 || gpu >= topo_.num_gpus) {
+    throw ModelError(path(), std::string("send: ") + role + " gpu " + std::to_string(gpu) +
+                                 " out of range [0, " + std::to_string(topo_.num_gpus) + ")");
+  }
+}
+
+void Fabric::send(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag) {
+  check_gpu(src, "source");
+  check_gpu(dst, "destination");
+  const bool was_idle = src == dst || flows_.slot(flows_.first_slot(src, dst)).ready == 0;
+  const uint32_t m = flows_.add(src, dst, bytes, rx, tag);
+  Node& from = *nodes_[src];
+  from.bytes_sent.inc(bytes.count());
+  from.messages_sent.inc();
+  messages_.inc();
+  if (src == dst) {
+    sim().call_at<Fabric, &Fabric::deliver_local>(now() + topo_.local_latency, this, m);
+    return;
+  }
+  const uint32_t packets = flows_.message(m).packets;
+  from.packets_sent.inc(packets);
+  packets_.inc(packets);
+  expected_link_bytes_.inc(bytes.count() * static_cast<uint64_t>(routes_.hops(src, dst)));
+  const uint32_t first = flows_.first_slot(src, dst);
+  if (was_idle) egress_[flows_.slot(first).edge]->activate(first);
+}
+
+void Fabric::receive(Packet& p) {
+  const Slot& s = flows_.slot(p.slot);
+  const uint32_t at = topo_.edges[s.edge].to;
+  Node& node = *nodes_[at];
+  if (s.last_hop) {
+    inputs_[s.edge]->release();  // consumed into GPU memory: the buffer frees at once
+    node.packets_received.inc();
+    node.bytes_received.inc(p.bytes);
+    if (p.last) complete(p.msg);
+    return;
+  }
+  node.packets_forwarded.inc();
+  node.bytes_forwarded.inc(p.bytes);
+  if (SwitchReducer* r = reducers_[at]) {
+    const Message& m = flows_.message(p.msg);
+    r->on_packet(SwitchPacket{m.src, m.dst, p.msg, Bytes(p.bytes), p.last != 0, now()});
+  }
+  const uint32_t next = p.slot + 1;
+  if (flows_.arrive(next)) egress_[flows_.slot(next).edge]->activate(next);
+}
+
+void Fabric::deliver_local(uint64_t msg) {
+  const Message& m = flows_.message(static_cast<uint32_t>(msg));
+  nodes_[m.dst]->bytes_received.inc(m.bytes.count());
+  complete(static_cast<uint32_t>(msg));
+}
+
+void Fabric::complete(uint32_t msg) {
+  const Message m = flows_.complete(msg);  // state settled before the callback may send again
+  nodes_[m.dst]->messages_received.inc();
+  if (m.rx != nullptr) m.rx->delivered(m.tag);
+}
+
+Bandwidth Fabric::path_bandwidth(int src, int dst) const {
+  check_gpu(src, "source");
+  check_gpu(dst, "destination");
+  return routes_.bandwidth(src, dst);
+}
+
+Duration Fabric::path_latency(int src, int dst) const {
+  check_gpu(src, "source");
+  check_gpu(dst, "destination");
+  return src == dst ? topo_.local_latency : routes_.latency(src, dst);
+}
+
+int Fabric::hops(int src, int dst) const {
+  check_gpu(src, "source");
+  check_gpu(dst, "destination");
+  return routes_.hops(src, dst);
+}
+
+uint64_t Fabric::bytes_sent(int gpu) const {
+  check_gpu(gpu, "queried");
+  return nodes_[gpu]->bytes_sent.value();
+}
+
+uint64_t Fabric::bytes_received(int gpu) const {
+  check_gpu(gpu, "queried");
+  return nodes_[gpu]->bytes_received.value();
+}
+
+Duration Fabric::link_busy(size_t e) const { return egress_[e]->busy(); }
+
+uint64_t Fabric::total_link_bytes() const {
+  uint64_t sum = 0;
+  for (const auto& l : links_) sum += l->bytes_carried();
+  return sum;
+}
+
+std::optional<size_t> Fabric::find_link(const std::string& from, const std::string& to) const {
+  for (size_t e = 0; e < topo_.edges.size(); ++e) {
+    if (topo_.nodes[topo_.edges[e].from].name == from &&
+        topo_.nodes[topo_.edges[e].to].name == to) {
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+void Fabric::set_switch_reducer(const std::string& switch_name, SwitchReducer* reducer) {
+  for (size_t n = 0; n < topo_.nodes.size(); ++n) {
+    if (topo_.nodes[n].name != switch_name) continue;
+    if (topo_.nodes[n].kind != NodeKind::kNvSwitch && topo_.nodes[n].kind != NodeKind::kIbSwitch) {
+      throw ModelError(path(), "'" + switch_name + "' is not a switch");
+    }
+    reducers_[n] = reducer;
+    return;
+  }
+  throw ModelError(path(), "no switch named '" + switch_name + "'");
+}
+
+void Fabric::finish() {
+  if (const uint64_t n = flows_.messages_in_flight(); n != 0) {
+    size_t starved = 0;
+    for (const auto& e : egress_) starved += e->waiting_for_credit() ? 1 : 0;
+    throw ModelError(path(), std::to_string(n) +
+                                 " message(s) still in flight at the end of the run" +
+                                 (starved == 0 ? std::string()
+                                               : "; " + std::to_string(starved) +
+                                                     " link(s) wait for credits: a cyclic credit "
+                                                     "dependency (deadlock); use credits 0 or "
+                                                     "acyclic routes"));
+  }
+  uint64_t sent = 0;
+  uint64_t received = 0;
+  for (int g = 0; g < topo_.num_gpus; ++g) {
+    sent += nodes_[g]->bytes_sent.value();
+    received += nodes_[g]->bytes_received.value();
+  }
+  if (sent != received) {
+    throw ModelError(path(), "bytes not conserved: sent " + std::to_string(sent) + " B, received " +
+                                 std::to_string(received) + " B");
+  }
+  if (total_link_bytes() != expected_link_bytes_.value()) {
+    throw ModelError(path(), "link bytes " + std::to_string(total_link_bytes()) +
+                                 " B != sum of message bytes x hops " +
+                                 std::to_string(expected_link_bytes_.value()) + " B");
+  }
+}
+
+}  // namespace t3sim::fabric

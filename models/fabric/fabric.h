@@ -1,0 +1,88 @@
+// Fabric: the interconnect between GPUs, one component implementing common::FabricApi. Messages are
+// split into packets of `packet_size` and forwarded store-and-forward per packet along a static
+// shortest path, so P packets over H equal hops take (P + H - 1) packet times + H latencies. Each
+// link direction is a sim/port.h Link (serialisation, latency, credits, stats) fed by an Egress
+// that round-robins between flows. Fidelity: lossless, static routes, non-blocking crossbars (only
+// ports serialise); src == dst skips links and takes `local_latency`. Invariants, checked by
+// finish(): nothing in flight, bytes sent == received, link bytes == sum of message bytes x hops.
+// Sources: T3's ring (t3-paper.md §4.1), hardware.md §1–§3; values in configs/presets/links.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/common/fabric_api.h"
+#include "models/fabric/egress.h"
+#include "models/fabric/flow_table.h"
+#include "models/fabric/node.h"
+#include "models/fabric/routing.h"
+#include "models/fabric/switch_reducer.h"
+#include "models/fabric/topology.h"
+#include "sim/component.h"
+#include "sim/port.h"
+
+namespace t3sim::fabric {
+
+class Fabric final : public Component, public common::FabricApi, private Receiver<Packet> {
+ public:
+  Fabric(Simulator& sim, Component* parent, std::string name, Topology topo,
+         nlohmann::ordered_json resolved_config = {});
+  ~Fabric() override;
+
+  // common::FabricApi. Contract: see models/common/fabric_api.h; delivered() runs at the arrival
+  // of the last byte; an unknown GPU id is a ModelError.
+  int num_gpus() const override { return topo_.num_gpus; }
+  void send(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag) override;
+  Bandwidth path_bandwidth(int src, int dst) const override;  // unbounded for src == dst
+  Duration path_latency(int src, int dst) const override;     // sum of link latencies
+  int hops(int src, int dst) const override;
+
+  uint64_t bytes_sent(int gpu) const;
+  uint64_t bytes_received(int gpu) const;
+  uint64_t total_link_bytes() const;
+  uint64_t messages_in_flight() const { return flows_.messages_in_flight(); }
+
+  const Topology& topology() const { return topo_; }
+  const RouteTable& routes() const { return routes_; }
+  const nlohmann::ordered_json& resolved_config() const { return resolved_; }
+  size_t num_links() const { return links_.size(); }
+  // Link of topology edge `e` (same index).
+  const Link<Packet>& link(size_t e) const { return *links_[e]; }
+  // Time link `e` spent serialising so far (utilisation = busy / elapsed).
+  Duration link_busy(size_t e) const;
+  // Edge id of the link from node `from` to node `to` (component names), if any.
+  std::optional<size_t> find_link(const std::string& from, const std::string& to) const;
+  const Node& node(size_t id) const { return *nodes_[id]; }
+  // Installs (or clears, with nullptr) the reduction hook of switch node `switch_name`.
+  void set_switch_reducer(const std::string& switch_name, SwitchReducer* reducer);
+
+  void finish() override;
+
+ private:
+  void receive(Packet& p) override;
+  void build_links();
+  void register_stats();
+  void check_gpu(int gpu, const char* role) const;
+  void deliver_local(uint64_t msg);
+  void complete(uint32_t msg);
+
+  Topology topo_;
+  RouteTable routes_;
+  FlowTable flows_;
+  nlohmann::ordered_json resolved_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<std::unique_ptr<Link<Packet>>> links_;  // children of nodes_: destroyed first
+  std::vector<InPort<Packet>*> inputs_;               // per edge: the receiving port
+  std::vector<std::unique_ptr<Egress>> egress_;       // per edge
+  std::vector<SwitchReducer*> reducers_;              // per node (nullptr: none)
+  Counter messages_;
+  Counter packets_;
+  Counter expected_link_bytes_;
+};
+
+}  // namespace t3sim::fabric

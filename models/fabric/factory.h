@@ -1,0 +1,25 @@
+// Entry points of the fabric library: build a Fabric from a config object and register the
+// "fabric" component type (parameters, description, example config) with the Registry. Config:
+//   {"topology": "ring", "gpus": 8, "link": {"bandwidth": "75 GB/s", "latency": "500 ns",
+//    "packet_size": "64 KiB", "credits": 0}}; switch adds "switch": {"latency", "port_bandwidth",
+//   "ports"}; two_level uses "nodes", "gpus_per_node", "switch", "nic" and "ib_switch".
+// Contract: every config problem (unknown topology with a did-you-mean, unknown or unused key, bare
+// number, inconsistent sizes) is a ConfigError naming the file and JSON pointer.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "models/fabric/fabric.h"
+#include "sim/config.h"
+#include "sim/registry.h"
+#include "sim/simulator.h"
+
+namespace t3sim::fabric {
+
+std::unique_ptr<Fabric> make_fabric(Simulator& sim, Component* parent, const ConfigNode& node,
+                                    std::string name = "fabric");
+
+void register_fabric_models(Registry& registry);
+
+}  // namespace t3sim::fabric

@@ -1,0 +1,92 @@
+#include "models/fabric/flow_table.h"
+
+#include "sim/errors.h"
+
+namespace t3sim::fabric {
+
+FlowTable::FlowTable(const RouteTable& routes, Bytes packet_size)
+    : routes_(routes), packet_size_(packet_size), flows_(routes.num_flows()) {
+  if (packet_size.count() == 0 || packet_size.count() > std::numeric_limits<uint32_t>::max()) {
+    throw ModelError("fabric", "packet_size must be between 1 B and 4 GiB");
+  }
+  slots_.resize(routes.total_hops());
+  for (uint32_t f = 0; f < routes.num_flows(); ++f) {
+    const auto path = routes.path(f);
+    for (size_t h = 0; h < path.size(); ++h) {
+      Slot& s = slots_[routes.first_hop(f) + h];
+      s.edge = path[h];
+      s.upstream = h == 0 ? kNone : path[h - 1];
+      s.last_hop = h + 1 == path.size();
+    }
+  }
+}
+
+uint32_t FlowTable::allocate() {
+  if (free_.empty()) {
+    msgs_.emplace_back();
+    return static_cast<uint32_t>(msgs_.size() - 1);
+  }
+  const uint32_t m = free_.back();
+  free_.pop_back();
+  return m;
+}
+
+uint32_t FlowTable::add(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag) {
+  const uint32_t id = allocate();
+  const uint64_t ps = packet_size_.count();
+  const uint64_t packets = bytes.count() == 0 ? 1 : (bytes.count() + ps - 1) / ps;
+  if (packets > std::numeric_limits<uint32_t>::max() / 2) {
+    throw ModelError("fabric", "message of " + std::to_string(bytes.count()) +
+                                   " B has too many packets (raise packet_size)");
+  }
+  msgs_[id] = Message{src, dst, bytes, static_cast<uint32_t>(packets), kNone, rx, tag};
+  if (src == dst) return id;
+  Flow& f = flows_[routes_.flow(src, dst)];
+  if (f.tail != kNone) {
+    msgs_[f.tail].next = id;
+  } else {
+    f.head = id;
+  }
+  f.tail = id;
+  const uint32_t first = first_slot(src, dst);
+  const uint32_t end = first + static_cast<uint32_t>(routes_.hops(src, dst));
+  for (uint32_t s = first; s < end; ++s) {
+    if (slots_[s].cur_msg == kNone) {  // this hop has finished every earlier message
+      slots_[s].cur_msg = id;
+      slots_[s].cur_pkt = 0;
+    }
+  }
+  slots_[first].ready += static_cast<uint32_t>(packets);
+  return id;
+}
+
+Packet FlowTable::take(uint32_t slot) {
+  Slot& s = slots_[slot];
+  const Message& m = msgs_[s.cur_msg];
+  const uint64_t ps = packet_size_.count();
+  const bool last = s.cur_pkt + 1 == m.packets;
+  const uint64_t bytes = last ? m.bytes.count() - uint64_t{s.cur_pkt} * ps : ps;
+  const Packet p{slot, s.cur_msg, static_cast<uint32_t>(bytes), last ? 1u : 0u};
+  --s.ready;
+  if (last) {
+    s.cur_msg = m.next;
+    s.cur_pkt = 0;
+  } else {
+    ++s.cur_pkt;
+  }
+  return p;
+}
+
+Message FlowTable::complete(uint32_t msg) {
+  const Message m = msgs_[msg];
+  if (m.src != m.dst) {
+    Flow& f = flows_[routes_.flow(m.src, m.dst)];
+    if (f.head != msg) throw ModelError("fabric", "message completed out of flow order");
+    f.head = m.next;
+    if (f.head == kNone) f.tail = kNone;
+  }
+  free_.push_back(msg);
+  return m;
+}
+
+}  // namespace t3sim::fabric

@@ -1,0 +1,86 @@
+// Per-flow, per-hop transport state with no per-packet records. A flow = one (src, dst) GPU pair;
+// its messages form a FIFO list. Each hop of its path is a "slot": a count of packets arrived there
+// and not yet sent, and a cursor (message, packet index) naming the next to leave. Packets of a
+// flow cross each link in order, so count + cursor describe the hop's queue exactly; a packet on
+// the wire is just (slot, message, bytes, last). Fidelity: messages split into `packet_size`
+// packets (last one shorter; an empty message is one empty packet). Contract: take() needs ready >
+// 0; messages of a flow complete in send order; ids are recycled (no allocation once at the peak in
+// flight).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "models/common/fabric_api.h"
+#include "models/fabric/routing.h"
+#include "sim/units.h"
+
+namespace t3sim::fabric {
+
+inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+// What a link carries: the hop (slot) it was sent from, the message it belongs to, its size and
+// whether it is the message's last packet.
+struct Packet {
+  uint32_t slot = 0;
+  uint32_t msg = 0;
+  uint32_t bytes = 0;
+  uint32_t last = 0;
+};
+
+struct Message {
+  int src = 0;
+  int dst = 0;
+  Bytes bytes;
+  uint32_t packets = 0;
+  uint32_t next = kNone;  // next message of the same flow
+  common::FabricReceiver* rx = nullptr;
+  uint64_t tag = 0;
+};
+
+struct Slot {
+  uint32_t edge = 0;          // link this hop sends on
+  uint32_t upstream = kNone;  // link the packets arrived on (kNone at the source)
+  uint32_t ready = 0;         // packets here, not yet sent
+  uint32_t cur_msg = kNone;   // next packet to send: message ...
+  uint32_t cur_pkt = 0;       // ... and packet index within it
+  bool last_hop = false;      // the link of this hop ends at the destination GPU
+};
+
+class FlowTable {
+ public:
+  FlowTable(const RouteTable& routes, Bytes packet_size);
+
+  // A new message; for src != dst it joins its flow and hop 0 gets all its packets. Returns its id.
+  uint32_t add(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag);
+  // The next packet leaving `slot` (ready must be > 0); advances the cursor.
+  Packet take(uint32_t slot);
+  // One packet reached `slot`'s node; true if the slot was empty (its egress must be told).
+  bool arrive(uint32_t slot) { return slots_[slot].ready++ == 0; }
+  // The message was delivered: unlinks it from its flow, recycles the id, returns a copy.
+  Message complete(uint32_t msg);
+
+  const Slot& slot(uint32_t s) const { return slots_[s]; }
+  uint32_t num_slots() const { return static_cast<uint32_t>(slots_.size()); }
+  uint32_t first_slot(int src, int dst) const { return routes_.first_hop(routes_.flow(src, dst)); }
+  const Message& message(uint32_t m) const { return msgs_[m]; }
+  uint64_t messages_in_flight() const { return msgs_.size() - free_.size(); }
+  Bytes packet_size() const { return packet_size_; }
+
+ private:
+  struct Flow {
+    uint32_t head = kNone;
+    uint32_t tail = kNone;
+  };
+  uint32_t allocate();
+
+  const RouteTable& routes_;
+  Bytes packet_size_;
+  std::vector<Slot> slots_;
+  std::vector<Flow> flows_;
+  std::vector<Message> msgs_;
+  std::vector<uint32_t> free_;
+};
+
+}  // namespace t3sim::fabric

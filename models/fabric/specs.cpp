@@ -1,0 +1,157 @@
+#include "models/fabric/specs.h"
+
+#include <array>
+#include <cmath>
+
+#include "models/fabric/builders.h"
+
+namespace t3sim::fabric {
+
+Bandwidth NicSpec::effective() const {
+  constexpr uint64_t kPpm = 1'000'000;
+  return line_rate.scaled(static_cast<uint64_t>(std::llround(efficiency * kPpm)), kPpm);
+}
+
+Params fabric_params() {
+  Params p;
+  p.required("topology", ParamKind::kString, "topology builder").one_of(topology_names());
+  p.optional("gpus", ParamKind::kInt, 0,
+             "number of GPUs (ring, fully_connected, switch; two_level: optional cross-check)");
+  p.optional("nodes", ParamKind::kInt, 0, "two_level: number of nodes");
+  p.optional("gpus_per_node", ParamKind::kInt, 0, "two_level: GPUs (and NICs, rails) per node");
+  p.optional("bidirectional", ParamKind::kBool, true,
+             "ring: route over both directions (false: only g -> g-1, T3's direction; both wires "
+             "still exist)");
+  p.optional("local_latency", ParamKind::kDuration, "0 ns",
+             "delay of a send with src == dst (never touches a link)");
+  p.required("link", ParamKind::kObject, "GPU link, one direction (see link params)");
+  p.optional("switch", ParamKind::kObject, nullptr, "NVSwitch plane (switch, two_level)");
+  p.optional("nic", ParamKind::kObject, nullptr, "per-GPU network adapter (two_level)");
+  p.optional("ib_switch", ParamKind::kObject, nullptr, "InfiniBand rail switch (two_level)");
+  return p;
+}
+
+Params link_params() {
+  Params p;
+  p.required("bandwidth", ParamKind::kBandwidth, "per-direction bandwidth").at_least(1);
+  p.required("latency", ParamKind::kDuration, "one-way latency after serialisation");
+  p.optional("packet_size", ParamKind::kBytes, "64 KiB",
+             "fabric-wide packet size: fidelity knob (store-and-forward per packet per hop; "
+             "halving it moves large transfers < 2 %)")
+      .at_least(1);
+  p.optional("credits", ParamKind::kInt, 0,
+             "receive buffer per link direction in packets (back-pressure); 0 = unlimited")
+      .at_least(0);
+  return p;
+}
+
+Params switch_params() {
+  Params p;
+  p.required("latency", ParamKind::kDuration, "switching latency per traversal");
+  p.required("port_bandwidth", ParamKind::kBandwidth, "per port and direction").at_least(1);
+  p.optional("ports", ParamKind::kInt, 64, "GPU-facing ports of the plane").at_least(1);
+  return p;
+}
+
+Params nic_params() {
+  Params p;
+  p.required("bandwidth", ParamKind::kBandwidth, "line rate per direction").at_least(1);
+  p.optional("efficiency", ParamKind::kReal, 1.0,
+             "achievable / line rate (protocol overhead); effective rate = bandwidth x efficiency")
+      .range(1e-6, 1.0);
+  p.required("latency", ParamKind::kDuration, "per NIC traversal (send and receive side each)");
+  return p;
+}
+
+Params ib_switch_params() {
+  Params p;
+  p.required("latency", ParamKind::kDuration, "port-to-port latency");
+  p.required("port_bandwidth", ParamKind::kBandwidth, "per port and direction").at_least(1);
+  p.optional("ports", ParamKind::kInt, 64, "ports of one rail switch (one per node)").at_least(1);
+  return p;
+}
+
+namespace {
+
+struct OptionalKey {
+  ConfigKey flag;
+  const char* name;
+};
+constexpr std::array<OptionalKey, 7> kOptionalKeys{{{kKeyGpus, "gpus"},
+                                                    {kKeyNodes, "nodes"},
+                                                    {kKeyGpusPerNode, "gpus_per_node"},
+                                                    {kKeyBidirectional, "bidirectional"},
+                                                    {kKeySwitch, "switch"},
+                                                    {kKeyNic, "nic"},
+                                                    {kKeyIbSwitch, "ib_switch"}}};
+
+void check_keys(const TopologyKind& kind, const BoundParams& b, const ConfigNode& node) {
+  for (const OptionalKey& k : kOptionalKeys) {
+    const bool needed = (kind.needs & k.flag) != 0;
+    const bool allowed = needed || (kind.allows & k.flag) != 0;
+    const bool given = b.present(k.name);
+    if (given && !allowed) {
+      node.fail_key(k.name, "key '" + std::string(k.name) + "' is not used by topology '" +
+                                std::string(kind.name) + "' (remove it)");
+    }
+    if (!given && needed) {
+      node.fail("topology '" + std::string(kind.name) + "' needs key '" + k.name + "'");
+    }
+  }
+}
+
+LinkSpec bind_link(const ConfigNode& n, nlohmann::ordered_json& out) {
+  const BoundParams b = bind(link_params(), n);
+  out = b.resolved();
+  return LinkSpec{b.bandwidth("bandwidth"), b.duration("latency"), b.bytes("packet_size"),
+                  static_cast<uint32_t>(b.integer("credits"))};
+}
+
+SwitchSpec bind_switch(const ConfigNode& n, nlohmann::ordered_json& out) {
+  const BoundParams b = bind(switch_params(), n);
+  out = b.resolved();
+  return SwitchSpec{b.duration("latency"), b.bandwidth("port_bandwidth"),
+                    static_cast<int>(b.integer("ports"))};
+}
+
+NicSpec bind_nic(const ConfigNode& n, nlohmann::ordered_json& out) {
+  const BoundParams b = bind(nic_params(), n);
+  out = b.resolved();
+  return NicSpec{b.bandwidth("bandwidth"), b.real("efficiency"), b.duration("latency")};
+}
+
+IbSwitchSpec bind_ib_switch(const ConfigNode& n, nlohmann::ordered_json& out) {
+  const BoundParams b = bind(ib_switch_params(), n);
+  out = b.resolved();
+  return IbSwitchSpec{b.duration("latency"), b.bandwidth("port_bandwidth"),
+                      static_cast<int>(b.integer("ports"))};
+}
+
+}  // namespace
+
+FabricConfig parse_fabric_config(const ConfigNode& node) {
+  const BoundParams b = bind(fabric_params(), node);
+  FabricConfig c;
+  c.topology = b.str("topology");
+  check_keys(*find_topology(c.topology), b, node);
+  c.gpus = static_cast<int>(b.integer("gpus"));
+  c.nodes = static_cast<int>(b.integer("nodes"));
+  c.gpus_per_node = static_cast<int>(b.integer("gpus_per_node"));
+  c.bidirectional = b.boolean("bidirectional");
+  c.local_latency = b.duration("local_latency");
+  c.resolved = b.resolved();
+  c.link = bind_link(b.node("link"), c.resolved["link"]);
+  if (b.present("switch")) c.nvswitch = bind_switch(b.node("switch"), c.resolved["switch"]);
+  if (b.present("nic")) c.nic = bind_nic(b.node("nic"), c.resolved["nic"]);
+  if (b.present("ib_switch"))
+    c.ib_switch = bind_ib_switch(b.node("ib_switch"), c.resolved["ib_switch"]);
+  const TopologyKind& kind = *find_topology(c.topology);
+  for (const OptionalKey& k : kOptionalKeys) {  // keys this topology ignores stay out of the dump
+    if (((kind.needs | kind.allows) & k.flag) == 0) c.resolved.erase(k.name);
+  }
+  if (auto p = check_sizes(c)) node.fail_key(p->key, p->message);
+  if (c.topology == "two_level") c.resolved["gpus"] = c.nodes * c.gpus_per_node;
+  return c;
+}
+
+}  // namespace t3sim::fabric

@@ -1,0 +1,73 @@
+// The fabric's configuration: one top-level object (topology, sizes, local latency) with nested
+// objects "link", "switch", "nic" and "ib_switch", each declared once here as Params and bound into
+// a plain spec struct of strong unit types. Which nested objects and sizes a topology needs is a
+// table (kTopologies in builders.cpp); a key that the chosen topology does not use is an error, so
+// a config never carries settings that silently do nothing. Sources of the values live in
+// configs/presets/links/*.json, never in C++ defaults.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config.h"
+#include "sim/params.h"
+#include "sim/units.h"
+
+namespace t3sim::fabric {
+
+// One direction of a point-to-point link (NVLink, xGMI, the T3 ring). Full duplex = two of these.
+struct LinkSpec {
+  Bandwidth bandwidth;   // per direction
+  Duration latency;      // one-way, added after the last byte is serialised
+  Bytes packet_size;     // fabric-wide packetisation (fidelity knob)
+  uint32_t credits = 0;  // downstream buffer in packets; 0 = unlimited
+};
+
+// An NVSwitch plane seen as one crossbar with one port per GPU (aggregate of that GPU's NVLinks).
+struct SwitchSpec {
+  Duration latency;          // switching latency, added once per traversal
+  Bandwidth port_bandwidth;  // per port and direction (ingress and egress serialisation)
+  int ports = 0;             // GPU-facing ports
+};
+
+// A network adapter: line rate times efficiency is the achievable rate on the wire.
+struct NicSpec {
+  Bandwidth line_rate;
+  double efficiency = 1.0;
+  Duration latency;  // per NIC traversal (send side and receive side each add it once)
+  Bandwidth effective() const;
+};
+
+struct IbSwitchSpec {
+  Duration latency;
+  Bandwidth port_bandwidth;
+  int ports = 0;
+};
+
+struct FabricConfig {
+  std::string topology;
+  int gpus = 0;
+  int nodes = 0;
+  int gpus_per_node = 0;
+  bool bidirectional = true;
+  Duration local_latency;
+  LinkSpec link;
+  std::optional<SwitchSpec> nvswitch;
+  std::optional<NicSpec> nic;
+  std::optional<IbSwitchSpec> ib_switch;
+  nlohmann::ordered_json resolved;  // defaults filled in, nested objects included
+};
+
+Params fabric_params();
+Params link_params();
+Params switch_params();
+Params nic_params();
+Params ib_switch_params();
+
+// Binds and validates a whole fabric config (ConfigError naming the file and JSON pointer).
+FabricConfig parse_fabric_config(const ConfigNode& node);
+
+}  // namespace t3sim::fabric

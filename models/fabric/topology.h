@@ -1,0 +1,54 @@
+// The fabric as a plain directed graph, before any simulation object exists: nodes (GPUs, NVSwitch
+// planes, NICs, InfiniBand switches) and one edge per link direction, each with its own bandwidth,
+// latency and credits. Builders (builders.h) produce it from a config; routing (routing.h) and the
+// Fabric component consume it. A switch's switching latency is folded into its egress edges and
+// its port rate into the bandwidth of the edges at that port (min of the two ends).
+// Invariants: GPU g is node g (GPUs come first, ids 0..num_gpus-1); node and edge ids are dense
+// and assigned in build order, which fixes routing tie-breaks and hence determinism.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/fabric/specs.h"
+#include "sim/units.h"
+
+namespace t3sim::fabric {
+
+enum class NodeKind : uint8_t { kGpu, kNvSwitch, kNic, kIbSwitch };
+
+const char* to_string(NodeKind k);
+
+struct TopoNode {
+  NodeKind kind = NodeKind::kGpu;
+  std::string name;  // component name, unique within the fabric ("gpu3", "nvswitch0", "nic5")
+};
+
+// One direction of a link.
+struct TopoEdge {
+  uint32_t from = 0;
+  uint32_t to = 0;
+  Bandwidth bandwidth;
+  Duration latency;
+  uint32_t credits = 0;  // 0 = unlimited
+  bool routable = true;  // false: the wire exists but routing never uses it (unidirectional ring)
+};
+
+struct Topology {
+  std::string kind;  // builder name, e.g. "ring"
+  int num_gpus = 0;
+  Bytes packet_size;
+  Duration local_latency;
+  std::vector<TopoNode> nodes;
+  std::vector<TopoEdge> edges;
+
+  uint32_t add_node(NodeKind kind, std::string name);
+  uint32_t add_edge(const TopoEdge& e);
+  // Both directions of a full-duplex link: a->b uses `ab`, b->a uses `ba` (from/to are filled in).
+  void add_duplex(uint32_t a, uint32_t b, TopoEdge ab, TopoEdge ba);
+  // "gpu0->gpu1": a readable edge label for stats and messages.
+  std::string edge_label(uint32_t e) const;
+};
+
+}  // namespace t3sim::fabric

@@ -1,0 +1,52 @@
+#include "models/system/collective_launch.h"
+
+#include "models/collectives/collective.h"
+#include "models/collectives/library.h"
+
+namespace t3sim::system {
+namespace {
+
+class Run final : public CollectiveRun, public collectives::CollectiveDone {
+ public:
+  Run(Scenario& sc, collectives::CollectiveSpec spec, std::function<void()> then, int serial)
+      : lib_(collectives::bind_library(sc.system().collectives_config())),
+        coll_(sc.sim(), &sc.system(), "coll" + std::to_string(serial), sc.machine(), lib_,
+              std::move(spec)),
+        then_(std::move(then)) {
+    coll_.start(this, 0);
+  }
+  Tick started() const override { return coll_.started(); }
+  Tick finished() const override { return coll_.finished(); }
+  void collective_done(uint64_t) override {
+    if (then_) then_();
+  }
+
+ private:
+  collectives::LibraryConfig lib_;
+  collectives::Collective coll_;
+  std::function<void()> then_;
+};
+
+}  // namespace
+
+uint32_t default_channels(Scenario& sc) {
+  return collectives::bind_library(sc.system().collectives_config()).channels;
+}
+
+std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollExec exec,
+                                                 uint64_t bytes, const std::vector<uint64_t>& addrs,
+                                                 uint32_t channels, std::function<void()> then) {
+  collectives::CollectiveSpec spec;
+  spec.kind = op == CollOp::kReduceScatter ? collectives::Kind::kReduceScatter
+              : op == CollOp::kAllGather   ? collectives::Kind::kAllGather
+                                           : collectives::Kind::kAllReduce;
+  spec.bytes = bytes;
+  spec.algo = collectives::Algo::kRing;
+  spec.exec = exec == CollExec::kCu ? collectives::Executor::kCu : collectives::Executor::kDma;
+  spec.channels = channels;
+  spec.elem_bytes = 2;
+  spec.buffer_addr = addrs;
+  return std::make_unique<Run>(sc, std::move(spec), std::move(then), sc.next_serial());
+}
+
+}  // namespace t3sim::system

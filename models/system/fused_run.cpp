@@ -1,0 +1,200 @@
+#include "models/system/fused_run.h"
+
+#include <memory>
+#include <vector>
+
+#include "models/system/collective_launch.h"
+#include "models/system/scenario.h"
+#include "models/t3/fused_plan.h"
+#include "models/tracker/tracker.h"
+#include "sim/errors.h"
+
+namespace t3sim::system {
+namespace {
+
+// Wires one GPU's GEMM to its tracker and the run's completion logic.
+class FusedControl : public tracker::TrackerListener {
+ public:
+  FusedControl(int gpus, uint32_t owned_tiles, std::function<void()> rs_done)
+      : kernels_(static_cast<size_t>(gpus), nullptr),
+        expected_(static_cast<uint32_t>(gpus)),
+        owned_left_(owned_tiles),
+        rs_done_(std::move(rs_done)) {}
+  void set_kernel(int g, gpu::GemmKernel* k) { kernels_[static_cast<size_t>(g)] = k; }
+  void entry_freed(int gpu) override {
+    if (auto* k = kernels_[static_cast<size_t>(gpu)]) k->admit_retry();
+  }
+  void tile_complete(int gpu, uint32_t tile, uint32_t contributions) override {
+    if (contributions != expected_) {
+      throw ModelError("sys.gpu" + std::to_string(gpu) + ".tracker",
+                       "tile " + std::to_string(tile) + " ended with " +
+                           std::to_string(contributions) + " contributions, expected " +
+                           std::to_string(expected_));
+    }
+    if (--owned_left_ == 0) rs_done_();
+  }
+
+ private:
+  std::vector<gpu::GemmKernel*> kernels_;
+  uint32_t expected_;
+  uint32_t owned_left_;
+  std::function<void()> rs_done_;
+};
+
+class FusedHooks : public gpu::GemmHooks {
+ public:
+  FusedHooks(tracker::Tracker& t, Join& j) : tracker_(t), join_(j) {}
+  bool admit(uint32_t tile) override { return tracker_.admit_local(tile); }
+  void kernel_done() override { join_.arrive(); }
+
+ private:
+  tracker::Tracker& tracker_;
+  Join& join_;
+};
+
+uint32_t tracker_capacity(System& sys) {
+  return static_cast<uint32_t>(bind(tracker::tracker_params(), sys.t3_config()).integer("tracker_entries"));
+}
+
+}  // namespace
+
+SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
+                         const RunOptions& o, TraceWriter* tracer) {
+  SublayerResult r;
+  Scenario sc(doc, s.seed, tracer);
+  if (!sc.machine().has_nmc) {
+    throw ConfigError(doc.file, "/nmc", "T3 modes need near-memory UPDATE support (set nmc: true)");
+  }
+  sc.allocate(s.shape, s.elem_bytes);
+  const int n = sc.gpus();
+  t3::FusedInput in;
+  in.shape = s.shape;
+  in.elem_bytes = s.elem_bytes;
+  in.tile_m = t3::chunk_compatible_tile_m(s.shape.m, static_cast<uint32_t>(n), sc.spec().tile_m);
+  in.tile_n = sc.spec().tile_n;
+  in.group_m = sc.spec().group_m;
+  for (int g = 0; g < n; ++g) {
+    in.ring.push_back(g);
+    in.a_addr.push_back(sc.buffers(g).a);
+    in.b_addr.push_back(sc.buffers(g).b);
+    in.out_addr.push_back(sc.buffers(g).c);
+  }
+  auto plans = t3::build_fused_rs(in, mode == Mode::kT3Direct ? t3::FusedKind::kDirect
+                                                             : t3::FusedKind::kRing);
+  uint32_t owned = 0;
+  for (const auto& p : plans) owned += static_cast<uint32_t>(p.owned_tiles.size());
+  Tick rs_end{};
+  std::unique_ptr<CollectiveRun> ag;
+  const uint64_t bytes = s.shape.m * s.shape.n * s.elem_bytes;
+  FusedControl control(n, owned, [&] {
+    rs_end = sc.sim().now();
+    ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu, bytes, sc.c_addrs(), 0, nullptr);
+  });
+  Join gemm_join(n, nullptr);
+  const uint32_t capacity = tracker_capacity(sc.system());
+  std::vector<std::unique_ptr<tracker::Tracker>> trackers;
+  std::vector<std::unique_ptr<FusedHooks>> hooks;
+  if (mode == Mode::kT3Mca) {
+    for (int g = 0; g < n; ++g) sc.system().hbm(g).set_policy("mca");
+  }
+  for (int g = 0; g < n; ++g) {
+    auto& plan = plans[static_cast<size_t>(g)];
+    trackers.push_back(std::make_unique<tracker::Tracker>(
+        sc.sim(), &sc.system().machine_component(g), "tracker", g, capacity, plan.gemm.tiles(),
+        *sc.machine().gpus[static_cast<size_t>(g)].dma, *sc.machine().remote, &control));
+    for (const auto& [tile, prog] : plan.programs) trackers.back()->program(tile, prog);
+    sc.system().hbm(g).set_update_observer(trackers.back().get());
+    sc.machine().remote->set_gate(g, trackers.back().get());
+    hooks.push_back(std::make_unique<FusedHooks>(*trackers.back(), gemm_join));
+  }
+  for (int g = 0; g < n; ++g) {
+    auto& k = sc.launch_gemm(g, std::move(plans[static_cast<size_t>(g)].gemm), sc.spec().cus,
+                             hooks[static_cast<size_t>(g)].get());
+    control.set_kernel(g, &k);
+  }
+  sc.run();
+  absorb_into(r, sc);
+  keep_outputs(r, sc, o);
+  for (const auto& t : trackers) {
+    r.tracker_triggers += t->triggers();
+    r.tracker_max_occupancy = std::max(r.tracker_max_occupancy, t->max_occupancy());
+    r.tracker_stalls += t->stalls();
+  }
+  const Tick gemm_end = sc.last_gemm_done();
+  r.gemm_us = (gemm_end - Tick{}).to_us();
+  r.rs_us = (rs_end - Tick{}).to_us();
+  r.rs_exposed_us = rs_end > gemm_end ? (rs_end - gemm_end).to_us() : 0.0;
+  r.ag_us = (ag->finished() - ag->started()).to_us();
+  r.total_us = (ag->finished() - Tick{}).to_us();
+  return r;
+}
+
+SublayerResult run_decomposed(const ConfigDoc& doc, const SublayerSpec& s, const RunOptions& o,
+                              TraceWriter* tracer) {
+  SublayerResult r;
+  Scenario sc(doc, s.seed, tracer);
+  sc.allocate(s.shape, s.elem_bytes);
+  const int n = sc.gpus();
+  const uint32_t k = s.decompose_chunks;
+  if (k == 0 || s.shape.m % k != 0 || (s.shape.m / k) % static_cast<uint64_t>(n) != 0) {
+    throw ConfigError("", "/decompose_chunks",
+                      "decomposed needs tokens divisible by chunks x GPUs (" +
+                          std::to_string(k) + " x " + std::to_string(n) + ")");
+  }
+  gpu::GemmShape part = s.shape;
+  part.m /= k;
+  const uint64_t part_bytes = part.m * part.n * s.elem_bytes;
+  const uint32_t rs_cus = default_channels(sc);
+  std::vector<std::unique_ptr<CollectiveRun>> rs(k);
+  std::unique_ptr<CollectiveRun> ag;
+  std::vector<std::unique_ptr<Join>> joins;
+  uint32_t rs_left = k;
+  Tick gemm_end{};
+  std::function<void(int, uint32_t)> launch_part;
+  for (uint32_t j = 0; j < k; ++j) {
+    joins.push_back(std::make_unique<Join>(n, [&, j] {
+      gemm_end = sc.sim().now();
+      std::vector<uint64_t> addrs = sc.c_addrs();
+      for (auto& a : addrs) a += j * part_bytes;
+      rs[j] = launch_collective(sc, CollOp::kReduceScatter, CollExec::kCu, part_bytes, addrs, 0,
+                                [&] {
+                                  if (--rs_left == 0) {
+                                    ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu,
+                                                           part_bytes * k, sc.c_addrs(), 0, nullptr);
+                                  }
+                                });
+    }));
+  }
+  // Per-GPU stream: part j+1 starts when this GPU's part j is done, leaving CUs to the RS.
+  class PartHooks : public gpu::GemmHooks {
+   public:
+    PartHooks(Join& j, std::function<void()> next) : join_(j), next_(std::move(next)) {}
+    void kernel_done() override {
+      join_.arrive();
+      if (next_) next_();
+    }
+
+   private:
+    Join& join_;
+    std::function<void()> next_;
+  };
+  std::vector<std::unique_ptr<PartHooks>> part_hooks;
+  launch_part = [&](int g, uint32_t j) {
+    std::function<void()> next;
+    if (j + 1 < k) next = [&launch_part, g, j] { launch_part(g, j + 1); };
+    part_hooks.push_back(std::make_unique<PartHooks>(*joins[j], next));
+    const uint32_t cus = j == 0 ? sc.spec().cus : sc.spec().cus - rs_cus;
+    sc.launch_local_gemm(g, part, s.elem_bytes, cus, part_hooks.back().get(), j * part_bytes);
+  };
+  for (int g = 0; g < n; ++g) launch_part(g, 0);
+  sc.run();
+  absorb_into(r, sc);
+  keep_outputs(r, sc, o);
+  r.gemm_us = (gemm_end - Tick{}).to_us();
+  r.ag_us = (ag->finished() - ag->started()).to_us();
+  r.rs_exposed_us = (ag->started() - gemm_end).to_us();
+  r.total_us = (ag->finished() - Tick{}).to_us();
+  return r;
+}
+
+}  // namespace t3sim::system

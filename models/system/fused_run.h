@@ -1,0 +1,15 @@
+// Mode runners that are more than a GEMM followed by collectives: T3's fused GEMM-RS (t3, t3-mca,
+// t3-direct) and software decomposition.
+#pragma once
+
+#include "models/system/sublayer.h"
+#include "sim/trace.h"
+
+namespace t3sim::system {
+
+SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
+                         const RunOptions& o, TraceWriter* tracer);
+SublayerResult run_decomposed(const ConfigDoc& doc, const SublayerSpec& s, const RunOptions& o,
+                              TraceWriter* tracer);
+
+}  // namespace t3sim::system

@@ -1,0 +1,89 @@
+#include "models/system/scenario.h"
+
+#include "sim/errors.h"
+
+namespace t3sim::system {
+
+Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer) : sim_(seed) {
+  sim_.set_tracer(tracer);
+  system_ = std::make_unique<System>(sim_, ConfigNode::root(doc));
+  const auto txn = static_cast<uint32_t>(spec().txn.count());
+  for (int g = 0; g < gpus(); ++g) {
+    auto& hbm = system_->hbm(g);
+    reads_.push_back(std::make_unique<gpu::MemStream>(hbm, txn, spec().read_window,
+                                                      static_cast<uint16_t>(g)));
+    stores_.push_back(std::make_unique<gpu::MemStream>(hbm, txn, spec().store_window,
+                                                       static_cast<uint16_t>(g)));
+    if (tracer != nullptr) {
+      tracer->process_name(g, "GPU " + std::to_string(g));
+    }
+  }
+}
+
+void Scenario::allocate(const gpu::GemmShape& shape, uint32_t elem_bytes) {
+  buffers_.clear();
+  for (auto& node : machine().gpus) {
+    GemmBuffers b;
+    b.a = node.alloc->allocate(shape.m * shape.k * elem_bytes);
+    b.b = node.alloc->allocate(shape.k * shape.n * elem_bytes);
+    b.c = node.alloc->allocate(shape.m * shape.n * elem_bytes);
+    buffers_.push_back(b);
+  }
+}
+
+std::vector<uint64_t> Scenario::c_addrs() const {
+  std::vector<uint64_t> v;
+  for (const auto& b : buffers_) v.push_back(b.c);
+  return v;
+}
+
+gpu::GemmKernel& Scenario::launch_gemm(int g, gpu::GemmPlan plan, uint32_t cus,
+                                       gpu::GemmHooks* hooks) {
+  const auto gi = static_cast<size_t>(g);
+  kernels_.push_back(std::make_unique<gpu::GemmKernel>(
+      sim_, &system_->machine_component(g),
+      "gemm" + std::to_string(kernels_.size()), g, spec(), std::move(plan), *reads_[gi],
+      *stores_[gi], *machine().remote, hooks));
+  kernels_.back()->launch(cus);
+  return *kernels_.back();
+}
+
+gpu::GemmKernel& Scenario::launch_local_gemm(int g, const gpu::GemmShape& shape,
+                                             uint32_t elem_bytes, uint32_t cus,
+                                             gpu::GemmHooks* hooks, uint64_t c_offset) {
+  const GemmBuffers& b = buffers(g);
+  gpu::GemmPlan plan = gpu::local_gemm_plan(shape, elem_bytes, spec().tile_m, spec().tile_n,
+                                            spec().group_m, g, b.a, b.b, b.c + c_offset);
+  return launch_gemm(g, std::move(plan), cus, hooks);
+}
+
+void Scenario::run() {
+  sim_.run();
+  sim_.finish();
+}
+
+std::array<uint64_t, common::kNumTrafficClasses> Scenario::dram_bytes() const {
+  std::array<uint64_t, common::kNumTrafficClasses> out{};
+  for (int g = 0; g < gpus(); ++g) {
+    for (size_t c = 0; c < common::kNumTrafficClasses; ++c) {
+      out[c] += system_->hbm(g).bytes(static_cast<common::TrafficClass>(c));
+    }
+  }
+  return out;
+}
+
+uint64_t Scenario::dram_total() const {
+  uint64_t t = 0;
+  for (const uint64_t b : dram_bytes()) t += b;
+  return t;
+}
+
+uint64_t Scenario::link_bytes() { return system_->fabric().total_link_bytes(); }
+
+Tick Scenario::last_gemm_done() const {
+  Tick t{};
+  for (const auto& k : kernels_) t = max(t, k->done());
+  return t;
+}
+
+}  // namespace t3sim::system

@@ -1,0 +1,84 @@
+// Scenario: one simulation of a sublayer phase: a fresh Simulator and System, the GEMM's buffers
+// on every GPU, and small completion joins. Every mode runner builds one or more of these.
+// Contract: finish() runs the end-of-run invariants of every component (ModelError on violation).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "models/common/memory.h"
+#include "models/gpu/gemm_kernel.h"
+#include "models/system/system.h"
+#include "sim/simulator.h"
+
+namespace t3sim::system {
+
+struct GemmBuffers {
+  uint64_t a = 0;
+  uint64_t b = 0;
+  uint64_t c = 0;
+};
+
+// Counts arrivals and runs `then` at the last one (GEMM hooks or collective completions).
+class Join : public gpu::GemmHooks {
+ public:
+  Join(int expected, std::function<void()> then) : left_(expected), then_(std::move(then)) {}
+  void arrive() {
+    if (--left_ == 0 && then_) then_();
+  }
+  void kernel_done() override { arrive(); }
+
+ private:
+  int left_;
+  std::function<void()> then_;
+};
+
+class Scenario {
+ public:
+  Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer);
+  Simulator& sim() { return sim_; }
+  System& system() { return *system_; }
+  gpu::Machine& machine() { return system_->machine(); }
+  int gpus() const { return system_->num_gpus(); }
+  const gpu::GpuSpec& spec() const { return system_->gpu_spec(); }
+
+  // Allocates A [M x K], B [K x N] and C [M x N] on every GPU.
+  void allocate(const gpu::GemmShape& shape, uint32_t elem_bytes);
+  const GemmBuffers& buffers(int g) const { return buffers_[static_cast<size_t>(g)]; }
+  std::vector<uint64_t> c_addrs() const;
+  // A baseline GEMM on GPU g (local cached WRITEs), launched on `cus` CUs, reporting to `hooks`.
+  gpu::GemmKernel& launch_local_gemm(int g, const gpu::GemmShape& shape, uint32_t elem_bytes,
+                                     uint32_t cus, gpu::GemmHooks* hooks, uint64_t c_offset = 0);
+  gpu::GemmKernel& launch_gemm(int g, gpu::GemmPlan plan, uint32_t cus, gpu::GemmHooks* hooks);
+  // Stream per GPU for GEMM loads / stores (shared by the kernels of this scenario).
+  gpu::MemStream& reads(int g) { return *reads_[static_cast<size_t>(g)]; }
+  gpu::MemStream& stores(int g) { return *stores_[static_cast<size_t>(g)]; }
+
+  void run();  // run to quiescence, then end-of-run invariants
+  std::array<uint64_t, common::kNumTrafficClasses> dram_bytes() const;
+  uint64_t dram_total() const;
+  uint64_t link_bytes();
+  Tick last_gemm_done() const;
+  int next_serial() { return serial_++; }  // unique names for per-scenario components
+
+ private:
+  Simulator sim_;
+  std::unique_ptr<System> system_;
+  std::vector<GemmBuffers> buffers_;
+  std::vector<std::unique_ptr<gpu::MemStream>> reads_;
+  std::vector<std::unique_ptr<gpu::MemStream>> stores_;
+  std::vector<std::unique_ptr<gpu::GemmKernel>> kernels_;
+  int serial_ = 0;
+};
+
+struct SublayerResult;
+// Adds a scenario's DRAM traffic, link bytes and events to a result.
+void absorb_into(SublayerResult& r, Scenario& sc);
+// Keeps GPU 0's HBM traffic timeline and/or the stats tree in a result, as `opts` asks.
+struct RunOptions;
+void keep_outputs(SublayerResult& r, Scenario& sc, const RunOptions& opts);
+
+}  // namespace t3sim::system

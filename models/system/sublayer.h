@@ -1,0 +1,78 @@
+// run_sublayer(): one tensor-parallel sublayer (a GEMM whose [M x N] output is all-reduced over
+// every GPU of the system) under one execution mode. All N GPUs are simulated explicitly, so the
+// stagger, skew and contention at every memory controller and link are real. Composite modes
+// (ideal, ideal-nmc) combine runs of the GEMM and the collectives each in isolation.
+// Results are per mode: times, DRAM bytes per traffic class summed over GPUs, link bytes, tracker
+// counters, simulator events and wall time; optionally the HBM traffic timeline of GPU 0 and a
+// Perfetto trace.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/common/memory.h"
+#include "models/gpu/gemm_plan.h"
+#include "models/system/mode.h"
+#include "sim/config.h"
+
+namespace t3sim::system {
+
+struct SublayerSpec {
+  gpu::GemmShape shape;    // per-GPU GEMM (M = tokens, N = hidden, K = sliced dimension)
+  uint32_t elem_bytes = 2;  // FP16/BF16
+  uint32_t ar_cus = 16;     // cu-split: CUs given to the all-reduce kernel
+  uint32_t decompose_chunks = 4;  // decomposed: GEMM chunks
+  uint64_t seed = 1;
+};
+
+struct RunOptions {
+  std::string trace_path;  // Perfetto trace of the main run ("" = off)
+  bool timeline = false;   // keep GPU 0's HBM traffic timeline
+  bool stats = false;      // keep the main run's full stats tree (Simulator::dump)
+};
+
+struct SublayerResult {
+  Mode mode = Mode::kSequential;
+  double total_us = 0;
+  double gemm_us = 0;        // GEMM alone (its own kernel time in this mode)
+  double rs_us = 0;          // reduce-scatter time (standalone where the mode has one)
+  double rs_exposed_us = 0;  // time from GEMM end to RS end
+  double ag_us = 0;
+  std::array<uint64_t, common::kNumTrafficClasses> dram_bytes{};
+  uint64_t dram_total = 0;
+  uint64_t link_bytes = 0;
+  uint64_t tracker_triggers = 0;
+  uint32_t tracker_max_occupancy = 0;
+  uint64_t tracker_stalls = 0;
+  uint64_t events = 0;
+  double wall_s = 0;
+  // GPU 0's HBM bytes per class per timeline bin (empty unless requested).
+  std::vector<std::array<uint64_t, common::kNumTrafficClasses>> timeline;
+  double timeline_bin_us = 0;
+  nlohmann::ordered_json stats;  // main run's stats tree when requested
+};
+
+SublayerResult run_sublayer(const ConfigDoc& system_doc, const SublayerSpec& spec, Mode mode,
+                            const RunOptions& opts = {});
+
+// Pieces run in isolation on the whole machine (the inputs of the ideal modes and of Fig. 6).
+enum class Piece {
+  kGemm,   // the GEMM alone on all CUs
+  kRsCu,   // ring reduce-scatter as a CU kernel
+  kRsNmc,  // ring reduce-scatter by DMA engines with NMC UPDATEs
+  kAgCu,   // ring all-gather as a CU kernel
+  kArCu,   // ring all-reduce (RS + AG) as a CU kernel
+};
+// Result with total_us = the piece's time and its traffic/events.
+SublayerResult run_piece(const ConfigDoc& system_doc, const SublayerSpec& spec, Piece piece);
+// The ideal-overlap composition (t3-paper.md §4.4 [inferred]): max(GEMM, RS) + AG, traffic summed.
+SublayerResult compose_ideal(const SublayerResult& gemm, const SublayerResult& rs,
+                             const SublayerResult& ag, bool nmc);
+
+nlohmann::ordered_json to_json(const SublayerResult& r);
+
+}  // namespace t3sim::system

@@ -1,0 +1,101 @@
+#include "models/system/system.h"
+
+#include <algorithm>
+
+#include "sim/errors.h"
+#include "sim/simulator.h"
+
+namespace t3sim::system {
+
+Params system_params() {
+  Params p;
+  p.required("kind", ParamKind::kString, "document kind").one_of({"system"});
+  p.required("name", ParamKind::kString, "system name");
+  p.required("gpus", ParamKind::kInt, "number of GPUs").range(1, 4096);
+  p.required("gpu", ParamKind::kObject, "GPU compute preset (see `t3sim describe gpu`)");
+  p.required("hbm", ParamKind::kObject, "HBM preset (see `t3sim describe hbm`)");
+  p.required("fabric", ParamKind::kObject, "interconnect (see `t3sim describe fabric`)");
+  p.required("nmc", ParamKind::kBool, "HBM supports near-memory UPDATE (T3's NMC)");
+  p.required("collectives", ParamKind::kObject, "collective library settings");
+  p.required("t3", ParamKind::kObject, "T3 hardware settings (tracker, MCA)");
+  return p;
+}
+
+System::System(Simulator& sim, const ConfigNode& cfg)
+    : Component(sim, &sim.root(), "sys"), bound_(bind(system_params(), cfg)) {
+  name_ = bound_.str("name");
+  spec_ = gpu::bind_gpu(bound_.node("gpu"));
+  const auto n = static_cast<int>(bound_.integer("gpus"));
+  fabric_ = fabric::make_fabric(sim, this, bound_.node("fabric"));
+  if (fabric_->num_gpus() != n) {
+    cfg.fail_key("fabric", "fabric connects " + std::to_string(fabric_->num_gpus()) +
+                               " GPUs but \"gpus\" is " + std::to_string(n) + " (make them agree)");
+  }
+  const ConfigNode hbm_cfg = bound_.node("hbm");
+  std::vector<common::MemTarget*> targets;
+  gpus_.resize(static_cast<size_t>(n));
+  for (int g = 0; g < n; ++g) {
+    PerGpu& pg = gpus_[static_cast<size_t>(g)];
+    pg.node = std::make_unique<Component>(sim, this, "gpu" + std::to_string(g));
+    pg.hbm = std::make_unique<hbm::Hbm>(sim, pg.node.get(), "hbm", hbm_cfg);
+    pg.cus = std::make_unique<gpu::CuPool>(spec_.cus);
+    pg.alloc = std::make_unique<gpu::AddressAllocator>();
+    targets.push_back(pg.hbm.get());
+  }
+  remote_ = std::make_unique<gpu::RemoteMemory>(sim, this, "remote", *fabric_, targets,
+                                                static_cast<uint32_t>(spec_.txn.count()),
+                                                spec_.store_window);
+  machine_.fabric = fabric_.get();
+  machine_.remote = remote_.get();
+  machine_.has_nmc = bound_.boolean("nmc");
+  for (int g = 0; g < n; ++g) {
+    PerGpu& pg = gpus_[static_cast<size_t>(g)];
+    pg.dma_reads = std::make_unique<gpu::MemStream>(
+        *pg.hbm, static_cast<uint32_t>(spec_.txn.count()), spec_.read_window,
+        static_cast<uint16_t>(g));
+    pg.dma = std::make_unique<gpu::DmaEngines>(sim, pg.node.get(), "dma", g, spec_.dma,
+                                               *pg.dma_reads, *remote_);
+    machine_.gpus.push_back(
+        gpu::GpuNode{g, &spec_, pg.hbm.get(), pg.dma.get(), pg.cus.get(), pg.alloc.get()});
+  }
+}
+
+System::~System() = default;
+
+ConfigDoc load_system_config(const std::string& name_or_path,
+                             const std::filesystem::path& configs_dir,
+                             const std::vector<std::string>& overrides) {
+  std::filesystem::path path = name_or_path;
+  if (!std::filesystem::is_regular_file(path)) {
+    path = configs_dir / "systems" / (name_or_path + ".json");
+    if (!std::filesystem::is_regular_file(path)) {
+      std::vector<std::string> names;
+      if (std::filesystem::is_directory(configs_dir / "systems")) {
+        for (const auto& e : std::filesystem::directory_iterator(configs_dir / "systems")) {
+          if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+        }
+      }
+      std::sort(names.begin(), names.end());
+      const std::string hint = nearest_name(name_or_path, names);
+      std::string all;
+      for (const auto& s : names) all += (all.empty() ? "" : ", ") + s;
+      throw ConfigError("--system", "", "unknown system '" + name_or_path + "'" +
+                                            (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                                            "; available: " + all);
+    }
+  }
+  ConfigDoc doc = load_config(path, {configs_dir});
+  for (const auto& o : overrides) apply_override(doc, o);
+  return doc;
+}
+
+}  // namespace t3sim::system
+
+namespace t3sim::system {
+
+void register_system_models(Registry& r) {
+  r.add(ComponentType{"system", "a whole machine: GPUs, HBM, fabric, collectives library, T3",
+                      system_params, nlohmann::json::object(), nullptr});
+}
+
+}  // namespace t3sim::system

@@ -1,0 +1,71 @@
+// System: assembles a whole machine from a system config: N GPUs (compute spec, HBM with its
+// memory controllers, DMA engines, CU pool, address allocator), the fabric (links, switches, NICs),
+// and the remote-memory path. It is the only place that sees every model library; everything else
+// works on the gpu::Machine view it exposes.
+// Config: {"kind": "system", "name", "gpus", "gpu": {...}, "hbm": {...}, "fabric": {...},
+// "nmc": bool, "collectives": {...}, "t3": {...}} with presets pulled in by "extends".
+// Contract: the fabric's GPU count must equal "gpus"; construction binds every parameter strictly.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/fabric/factory.h"
+#include "models/gpu/machine.h"
+#include "models/hbm/hbm.h"
+#include "sim/component.h"
+#include "sim/config.h"
+#include "sim/params.h"
+#include "sim/registry.h"
+
+namespace t3sim::system {
+
+Params system_params();
+void register_system_models(Registry& r);
+
+class System : public Component {
+ public:
+  System(Simulator& sim, const ConfigNode& cfg);
+  ~System() override;
+  gpu::Machine& machine() { return machine_; }
+  int num_gpus() const { return static_cast<int>(gpus_.size()); }
+  hbm::Hbm& hbm(int g) { return *gpus_[static_cast<size_t>(g)].hbm; }
+  const hbm::Hbm& hbm(int g) const { return *gpus_[static_cast<size_t>(g)].hbm; }
+  // The "gpuN" component under which per-GPU kernels and trackers are placed.
+  Component& machine_component(int g) { return *gpus_[static_cast<size_t>(g)].node; }
+  fabric::Fabric& fabric() { return *fabric_; }
+  const gpu::GpuSpec& gpu_spec() const { return spec_; }
+  const std::string& name() const { return name_; }
+  // The "collectives" and "t3" objects, bound by their users.
+  ConfigNode collectives_config() const { return bound_.node("collectives"); }
+  ConfigNode t3_config() const { return bound_.node("t3"); }
+  const nlohmann::ordered_json& resolved() const { return bound_.resolved(); }
+
+ private:
+  struct PerGpu {
+    std::unique_ptr<Component> node;  // "gpuN" grouping component
+    std::unique_ptr<hbm::Hbm> hbm;
+    std::unique_ptr<gpu::MemStream> dma_reads;
+    std::unique_ptr<gpu::DmaEngines> dma;
+    std::unique_ptr<gpu::CuPool> cus;
+    std::unique_ptr<gpu::AddressAllocator> alloc;
+  };
+  BoundParams bound_;
+  std::string name_;
+  gpu::GpuSpec spec_;
+  std::unique_ptr<fabric::Fabric> fabric_;
+  std::vector<PerGpu> gpus_;
+  std::unique_ptr<gpu::RemoteMemory> remote_;
+  gpu::Machine machine_;
+};
+
+// Resolves a system name (configs/systems/<name>.json) or a path, loads it with "extends"
+// resolved against `configs_dir`, and applies `overrides` ("path=value").
+ConfigDoc load_system_config(const std::string& name_or_path,
+                             const std::filesystem::path& configs_dir,
+                             const std::vector<std::string>& overrides = {});
+
+}  // namespace t3sim::system

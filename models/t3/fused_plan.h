@@ -1,0 +1,47 @@
+// The software side of T3 (t3-paper.md §3.2, §3.8): the "collective library" function that turns
+// a GEMM's tiling and the reduce-scatter's ring (or switch) into each GPU's output address map and
+// tracker program. Everything is data: chunk count, tile-to-chunk mapping, store targets and
+// thresholds; `ring` and `direct` are two maps over the same GEMM and tracker code.
+// Ring (t3-paper.md §3.8): GPU at ring position i computes chunk (i + s - 1) mod N in stage s;
+// stage 1 stores are remote UPDATEs to position i-1; stages 2..N-1 are local UPDATEs whose tracker
+// entry (threshold 2: local + incoming) fires a DMA UPDATE of the partial sum to position i-1;
+// stage N completes the reduction locally. Direct (paper §7.1): each tile is UPDATEd straight into
+// its chunk owner's memory; the owner's entry expects N updates; each GPU computes its own chunk last.
+// Invariant: chunks are whole tile rows (tiles_m must be a multiple of N).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "models/gpu/gemm_plan.h"
+#include "models/tracker/tracker.h"
+
+namespace t3sim::t3 {
+
+enum class FusedKind { kRing, kDirect };
+
+struct FusedInput {
+  gpu::GemmShape shape;
+  uint32_t elem_bytes = 2;
+  uint32_t tile_m = 128;
+  uint32_t tile_n = 128;
+  uint32_t group_m = 8;
+  std::vector<int> ring;  // GPU ids in ring order; position i sends to position i-1
+  std::vector<uint64_t> a_addr, b_addr, out_addr;  // per ring position
+};
+
+struct GpuFusedPlan {
+  int gpu = 0;
+  gpu::GemmPlan gemm;
+  std::vector<std::pair<uint32_t, tracker::TileProgram>> programs;
+  std::vector<uint32_t> owned_tiles;  // tiles whose reduction completes on this GPU
+};
+
+std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind);
+
+// Largest tile height <= preferred that splits `m` rows into whole tile rows per chunk of `n`
+// chunks (a power-of-two divisor of m / n, at least 16); throws ConfigError if none exists.
+uint32_t chunk_compatible_tile_m(uint64_t m, uint32_t n, uint32_t preferred);
+
+}  // namespace t3sim::t3

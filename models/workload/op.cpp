@@ -1,0 +1,41 @@
+#include "models/workload/op.h"
+
+#include <array>
+#include <utility>
+
+namespace t3sim::workload {
+namespace {
+
+constexpr std::array<std::pair<OpKind, std::string_view>, 6> kKindNames = {{
+    {OpKind::kGemm, "gemm"},
+    {OpKind::kAllReduce, "all_reduce"},
+    {OpKind::kReduceScatter, "reduce_scatter"},
+    {OpKind::kAllGather, "all_gather"},
+    {OpKind::kMemory, "memory"},
+    {OpKind::kFixed, "fixed"},
+}};
+
+}  // namespace
+
+std::string_view to_string(OpKind kind) {
+  return kKindNames.at(static_cast<std::size_t>(kind)).second;
+}
+
+std::optional<OpKind> parse_op_kind(std::string_view name) {
+  for (const auto& [kind, text] : kKindNames) {
+    if (text == name) return kind;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> op_kind_names() {
+  std::vector<std::string> names;
+  for (const auto& [kind, text] : kKindNames) names.emplace_back(text);
+  return names;
+}
+
+bool is_collective(OpKind kind) {
+  return kind == OpKind::kAllReduce || kind == OpKind::kReduceScatter || kind == OpKind::kAllGather;
+}
+
+}  // namespace t3sim::workload

@@ -1,0 +1,47 @@
+// One operation of a workload trace: a GEMM, a collective over a TP group, a memory-bound kernel or
+// a fixed-duration op, with the in-order stream it runs on and the ops it waits for. Plain data;
+// the trace parser (trace.h) enforces the invariants: kind-specific payload present (gemm: shape;
+// collectives, memory: bytes; fixed: duration_us), sizes in [1, 2^50), ids unique, deps acyclic.
+// Units: bytes; microseconds (double) for measured and fixed times. Format spec: traces/README.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/workload/dtype.h"
+#include "models/workload/sublayer.h"
+
+namespace t3sim::workload {
+
+enum class OpKind { kGemm, kAllReduce, kReduceScatter, kAllGather, kMemory, kFixed };
+
+std::string_view to_string(OpKind kind);  // "gemm", "all_reduce", ..., "fixed"
+std::optional<OpKind> parse_op_kind(std::string_view name);
+std::vector<std::string> op_kind_names();
+bool is_collective(OpKind kind);
+
+// Stream convention: 0 = compute, 1 = communication; other ids are further in-order queues.
+constexpr int kComputeStream = 0;
+constexpr int kCommStream = 1;
+
+struct Op {
+  std::string id;
+  OpKind kind = OpKind::kFixed;
+  GemmShape shape;             // gemm only
+  std::int64_t bytes = 0;      // collectives (full buffer) and memory (read + written)
+  double duration_us = 0;      // fixed only
+  std::optional<Dtype> dtype;  // required for gemm and collectives
+  int stream = kComputeStream;
+  std::vector<std::string> deps;     // ids this op waits for
+  std::optional<int> tp_group;       // ranks in the group (required for collectives)
+  std::optional<Sublayer> sublayer;  // T3 sublayer tag
+  std::optional<Pass> pass;
+  std::optional<double> measured_us;  // duration observed on hardware
+  std::string name;                   // free text
+  bool operator==(const Op&) const = default;
+};
+
+}  // namespace t3sim::workload

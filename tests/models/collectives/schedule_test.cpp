@@ -1,0 +1,129 @@
+// Schedule generators: NCCL's step structure, per-GPU traffic volumes, coverage of the buffer and
+// send/receive matching, without running anything.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "models/collectives/schedule.h"
+#include "sim/errors.h"
+
+namespace t3sim::collectives {
+namespace {
+
+Geometry geo(Kind k, uint64_t bytes, int n, uint32_t channels = 2) {
+  Geometry g;
+  g.kind = k;
+  g.bytes = bytes;
+  g.channels = channels;
+  g.ranks.resize(static_cast<size_t>(n));
+  std::iota(g.ranks.begin(), g.ranks.end(), 0);
+  g.chunk = 2 << 20;
+  g.slices_per_chunk = 2;
+  g.slice_floor = (1 << 20) / 32;
+  return g;
+}
+
+struct Volumes {
+  std::vector<uint64_t> sent;     // payload pushed per GPU
+  std::vector<uint64_t> written;  // payload stored locally per GPU
+};
+
+Volumes volumes(const Schedule& s, int n) {
+  Volumes v{std::vector<uint64_t>(static_cast<size_t>(n)), std::vector<uint64_t>(static_cast<size_t>(n))};
+  for (const Lane& l : s.lanes) {
+    for (uint32_t i = l.first_op; i < l.first_op + l.num_ops; ++i) {
+      const Op& op = s.ops[i];
+      if (op.flags & kSend) v.sent[static_cast<size_t>(l.gpu)] += op.bytes * op.sends;
+      if (op.flags & kWriteLocal) {
+        const bool per_peer = op.stride != 0 && !(op.flags & kReadLocal);
+        v.written[static_cast<size_t>(l.gpu)] += op.bytes * (per_peer ? op.recvs : 1);
+      }
+    }
+  }
+  return v;
+}
+
+TEST(RingSchedule, AllReduceHasTwoNMinusOneStepsPlusFinalCopy) {
+  const int n = 8;
+  const uint64_t S = 64 << 20;
+  const Schedule s = make_ring(geo(Kind::kAllReduce, S, n));
+  ASSERT_EQ(s.lanes.size(), 16u);
+  // 64 MiB / (2 channels x 8 ranks x 2 MiB) = 2 loops; per loop 2(n-1)+1 chunk ops of 2 slices.
+  EXPECT_EQ(s.lanes[0].num_ops, 2u * 15 * 2);
+  const Volumes v = volumes(s, n);
+  for (int g = 0; g < n; ++g) {
+    EXPECT_EQ(v.sent[g], 2 * (n - 1) * S / n) << "gpu " << g;
+    EXPECT_EQ(v.written[g], S) << "gpu " << g;  // every byte ends written once, in place
+  }
+  EXPECT_EQ(s.send_ops.size(), s.recv_ops.size());
+}
+
+TEST(RingSchedule, OddSizesStillMatchAndCoverTheBuffer) {
+  const int n = 5;
+  const uint64_t S = 3 * 1000 * 1000 + 4 * 7;  // not a multiple of the chunk grid
+  const Schedule s = make_ring(geo(Kind::kAllReduce, S, n, 3));
+  const Volumes v = volumes(s, n);
+  for (int g = 0; g < n; ++g) EXPECT_EQ(v.written[g], S);
+}
+
+TEST(RingSchedule, ReduceScatterAndAllGatherSendNMinusOneParts) {
+  const int n = 4;
+  const uint64_t S = 8 << 20;
+  const Volumes rs = volumes(make_ring(geo(Kind::kReduceScatter, S, n)), n);
+  const Volumes ag = volumes(make_ring(geo(Kind::kAllGather, S, n)), n);
+  for (int g = 0; g < n; ++g) {
+    EXPECT_EQ(rs.sent[g], (n - 1) * S / n);
+    EXPECT_EQ(rs.written[g], S / n);  // the reduced own part
+    EXPECT_EQ(ag.sent[g], (n - 1) * S / n);
+    EXPECT_EQ(ag.written[g], (n - 1) * S / n);  // everyone else's parts
+  }
+}
+
+TEST(DirectSchedule, OneShotMovesTheSameVolumeInTwoSteps) {
+  const int n = 8;
+  const uint64_t S = 1 << 20;
+  const Schedule s = make_direct(geo(Kind::kAllReduce, S, n, 1));
+  const Volumes v = volumes(s, n);
+  for (int g = 0; g < n; ++g) EXPECT_EQ(v.sent[g], 2 * (n - 1) * S / n);
+  EXPECT_EQ(s.conns.size(), static_cast<size_t>(n * (n - 1)));
+  EXPECT_EQ(s.lanes[0].num_ops, 4u * 2);  // scatter, reduce, broadcast, gather; 2 slices each
+  EXPECT_EQ(s.ops[s.lanes[0].first_op].sends, n - 1);
+}
+
+TEST(HierarchicalSchedule, InterNodeTrafficIsOneNodeShare) {
+  const int n = 16;
+  const uint64_t S = 64 << 20;
+  Geometry g = geo(Kind::kAllReduce, S, n);
+  g.gpus_per_node = 8;
+  const Schedule s = make_hierarchical(g);
+  std::vector<uint64_t> inter(n, 0);
+  for (const Op& op : s.ops) {
+    for (uint16_t k = 0; k < op.sends; ++k) {
+      const Conn& c = s.conns[s.send_conn(op, k)];
+      if (c.inter_node) inter[static_cast<size_t>(c.src)] += op.bytes;
+    }
+  }
+  const Volumes v = volumes(s, n);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(inter[r], S / 8) << r;  // ring AR of S/8 over 2 nodes: 2 (N-1)/N x S/8
+    EXPECT_EQ(v.sent[r], 2 * 7 * S / 8 + S / 8) << r;
+  }
+  EXPECT_EQ(s.lanes.size(), 2u * 16 * 3);  // three lanes per channel and GPU
+  g.gpus_per_node = 16;
+  EXPECT_THROW(make_hierarchical(g), ConfigError);
+}
+
+TEST(Schedule, FinalizeRejectsUnmatchedConnections) {
+  Schedule s;
+  s.conns.push_back(Conn{});
+  s.conn_refs.push_back(0);
+  Op op;
+  op.flags = kSend | kReadLocal;
+  op.sends = 1;
+  s.ops.push_back(op);
+  s.lanes.push_back(Lane{0, 0, 0, 0, 1});
+  EXPECT_THROW(s.finalize(), ModelError);
+}
+
+}  // namespace
+}  // namespace t3sim::collectives

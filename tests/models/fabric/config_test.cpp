@@ -1,0 +1,129 @@
+// Configuration: strict binding (did-you-mean for topology names and keys, unused keys, bare
+// numbers, inconsistent sizes), the registry entry, and every preset under configs/presets/links.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "fabric_test_util.h"
+#include "models/fabric/specs.h"
+#include "sim/errors.h"
+#include "sim/registry.h"
+
+namespace t3sim::fabric {
+namespace {
+
+using testing::Harness;
+
+std::string config_error(const nlohmann::json& cfg) {
+  try {
+    Harness h(cfg);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FabricConfig, UnknownTopologySuggestsTheNearestName) {
+  nlohmann::json cfg = testing::ring_cfg(4);
+  cfg["topology"] = "rign";
+  const std::string msg = config_error(cfg);
+  EXPECT_NE(msg.find("did you mean 'ring'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("/topology"), std::string::npos) << msg;
+}
+
+TEST(FabricConfig, StrictKeysAndUnits) {
+  nlohmann::json typo = testing::ring_cfg(4);
+  typo["link"]["bandwith"] = typo["link"]["bandwidth"];
+  typo["link"].erase("bandwidth");
+  EXPECT_NE(config_error(typo).find("did you mean 'bandwidth'"), std::string::npos);
+
+  nlohmann::json bare = testing::ring_cfg(4);
+  bare["link"]["latency"] = 500;
+  EXPECT_NE(config_error(bare).find("add a unit"), std::string::npos);
+
+  nlohmann::json unused = testing::ring_cfg(4);
+  unused["switch"] = {{"latency", "1 ns"}, {"port_bandwidth", "1 GB/s"}};
+  EXPECT_NE(config_error(unused).find("not used by topology 'ring'"), std::string::npos);
+
+  nlohmann::json missing = testing::switch_cfg(4);
+  missing.erase("switch");
+  EXPECT_NE(config_error(missing).find("needs key 'switch'"), std::string::npos);
+}
+
+TEST(FabricConfig, SizesAndPortsAreChecked) {
+  nlohmann::json mismatch = testing::two_level_cfg(2, 4);
+  mismatch["gpus"] = 6;
+  EXPECT_NE(config_error(mismatch).find("nodes x gpus_per_node = 8"), std::string::npos);
+
+  EXPECT_NE(config_error(testing::switch_cfg(32)).find("ports"), std::string::npos);
+  EXPECT_NE(config_error(testing::ring_cfg(0)).find("at least 1"), std::string::npos);
+
+  nlohmann::json eff = testing::two_level_cfg(2, 4);
+  eff["nic"]["efficiency"] = 1.5;
+  EXPECT_NE(config_error(eff).find("out of range"), std::string::npos);
+}
+
+TEST(FabricConfig, ResolvedConfigHasDefaultsAndOnlyUsedKeys) {
+  Harness h({{"topology", "ring"},
+             {"gpus", 4},
+             {"link", {{"bandwidth", "75 GB/s"}, {"latency", "500 ns"}}}});
+  const auto& r = h.fabric->resolved_config();
+  EXPECT_EQ(r["link"]["packet_size"], "64 KiB");
+  EXPECT_EQ(r["link"]["credits"], 0);
+  EXPECT_TRUE(r.contains("bidirectional"));
+  EXPECT_FALSE(r.contains("nic"));
+  EXPECT_FALSE(r.contains("nodes"));
+}
+
+TEST(FabricConfig, RegistryDescribesTheFabric) {
+  Registry reg;
+  register_fabric_models(reg);
+  const auto d = reg.describe("fabric");
+  EXPECT_EQ(d["type"], "fabric");
+  EXPECT_FALSE(d["params"].empty());
+  EXPECT_FALSE(d["stats"].empty());
+}
+
+nlohmann::json with_preset(nlohmann::json cfg, const std::string& key, const std::string& file) {
+  cfg[key] = {{"extends", "presets/links/" + file}};
+  return cfg;
+}
+
+TEST(FabricConfig, EveryPresetBuildsAFabric) {
+  const std::string dir = std::string(T3SIM_SOURCE_DIR) + "/configs/presets/links";
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    nlohmann::json cfg;
+    if (file.rfind("nvswitch", 0) == 0) {
+      cfg = with_preset(testing::switch_cfg(8), "switch", file);
+    } else if (file.rfind("ib-switch", 0) == 0) {
+      cfg = with_preset(testing::two_level_cfg(2, 8), "ib_switch", file);
+    } else if (file.rfind("ib-", 0) == 0) {
+      cfg = with_preset(testing::two_level_cfg(2, 8), "nic", file);
+    } else {
+      cfg = with_preset(testing::ring_cfg(4), "link", file);
+    }
+    Harness h(cfg);
+    h.send(0, 1, 1 << 20, 1);
+    h.run();
+    EXPECT_EQ(h.rx.log.size(), 1u) << file;
+    ++count;
+  }
+  EXPECT_EQ(count, 11);
+}
+
+TEST(FabricConfig, T3RingPresetIs75GBsPerDirectionAnd500ns) {
+  Harness h(with_preset(testing::ring_cfg(8), "link", "t3-ring-link.json"));
+  EXPECT_EQ(h.fabric->path_bandwidth(0, 7), Bandwidth::gbps(75));
+  EXPECT_EQ(h.fabric->path_latency(0, 7), Duration::ns(500));
+  EXPECT_EQ(h.fabric->path_bandwidth(7, 0), Bandwidth::gbps(75));  // the other direction
+}
+
+TEST(FabricConfig, NicEfficiencyScalesTheWireRate) {
+  Harness h(with_preset(testing::two_level_cfg(2, 8), "nic", "ib-ndr-400.json"));
+  EXPECT_EQ(h.fabric->path_bandwidth(0, 8), Bandwidth::bytes_per_s(48'500'000'000));
+}
+
+}  // namespace
+}  // namespace t3sim::fabric

@@ -1,0 +1,134 @@
+// Static shortest-path routing over each topology: hop counts, the lowest-id tie-break, the
+// unidirectional ring, the NVSwitch star, xGMI full mesh, and the rail-optimised two-level system.
+#include <gtest/gtest.h>
+
+#include "fabric_test_util.h"
+#include "models/fabric/builders.h"
+#include "models/fabric/routing.h"
+
+namespace t3sim::fabric {
+namespace {
+
+using testing::Harness;
+
+// Names of the nodes a path visits after the source.
+std::vector<std::string> visits(const Fabric& f, int src, int dst) {
+  std::vector<std::string> out;
+  for (uint32_t e : f.routes().path(src, dst)) {
+    out.push_back(f.topology().nodes[f.topology().edges[e].to].name);
+  }
+  return out;
+}
+
+TEST(FabricRouting, RingNeighboursAreOneHopAndOppositeIsFour) {
+  Harness h(testing::ring_cfg(8));
+  for (int g = 0; g < 8; ++g) {
+    EXPECT_EQ(h.fabric->hops(g, (g + 7) % 8), 1) << g;  // g -> g-1
+    EXPECT_EQ(h.fabric->hops(g, (g + 1) % 8), 1) << g;
+    EXPECT_EQ(h.fabric->hops(g, (g + 4) % 8), 4) << g;
+    EXPECT_EQ(h.fabric->hops(g, (g + 3) % 8), 3) << g;
+    EXPECT_EQ(h.fabric->hops(g, (g + 5) % 8), 3) << g;
+  }
+  EXPECT_EQ(h.fabric->num_links(), 16u);
+  EXPECT_EQ(h.fabric->path_latency(0, 4), Duration::ns(2000));
+}
+
+TEST(FabricRouting, TiesGoToTheLowestNextHop) {
+  Harness h(testing::ring_cfg(8));
+  EXPECT_EQ(visits(*h.fabric, 0, 4), (std::vector<std::string>{"gpu1", "gpu2", "gpu3", "gpu4"}));
+  EXPECT_EQ(visits(*h.fabric, 5, 1), (std::vector<std::string>{"gpu4", "gpu3", "gpu2", "gpu1"}));
+}
+
+TEST(FabricRouting, UnidirectionalRingRoutesOnlyDownwards) {
+  nlohmann::json cfg = testing::ring_cfg(8);
+  cfg["bidirectional"] = false;
+  Harness h(cfg);
+  EXPECT_EQ(h.fabric->hops(1, 0), 1);
+  EXPECT_EQ(h.fabric->hops(0, 7), 1);
+  EXPECT_EQ(h.fabric->hops(0, 1), 7);
+  EXPECT_EQ(h.fabric->num_links(), 16u);  // both wires exist; g -> g+1 is never used
+  h.send(0, 1, 65536, 1);
+  h.run();
+  EXPECT_EQ(h.fabric->link(*h.fabric->find_link("gpu0", "gpu1")).bytes_carried(), 0u);
+  EXPECT_EQ(h.fabric->total_link_bytes(), 7u * 65536);
+}
+
+TEST(FabricRouting, RingOfTwoHasOneFullDuplexLink) {
+  Harness h(testing::ring_cfg(2));
+  EXPECT_EQ(h.fabric->num_links(), 2u);
+  EXPECT_EQ(h.fabric->hops(0, 1), 1);
+  EXPECT_EQ(h.fabric->hops(1, 0), 1);
+}
+
+TEST(FabricRouting, SwitchStarIsTwoHopsForEveryPair) {
+  nlohmann::json cfg = testing::switch_cfg(8, testing::link_cfg("300 GB/s"));
+  cfg["switch"]["port_bandwidth"] = "250 GB/s";
+  Harness h(cfg);
+  for (int s = 0; s < 8; ++s) {
+    for (int d = 0; d < 8; ++d) {
+      if (s == d) continue;
+      EXPECT_EQ(h.fabric->hops(s, d), 2);
+      EXPECT_EQ(visits(*h.fabric, s, d).front(), "nvswitch");
+      EXPECT_EQ(h.fabric->path_bandwidth(s, d), Bandwidth::gbps(250));
+      EXPECT_EQ(h.fabric->path_latency(s, d), Duration::ns(1100));
+    }
+  }
+}
+
+TEST(FabricRouting, FullyConnectedIsOneHop) {
+  nlohmann::json cfg = testing::ring_cfg(8);
+  cfg["topology"] = "fully_connected";
+  Harness h(cfg);
+  EXPECT_EQ(h.fabric->num_links(), 56u);  // 7 links per GPU, two directions each
+  for (int s = 0; s < 8; ++s) {
+    for (int d = 0; d < 8; ++d) EXPECT_EQ(h.fabric->hops(s, d), s == d ? 0 : 1);
+  }
+}
+
+TEST(FabricRouting, TwoLevelCrossesNicsAndRails) {
+  Harness h(testing::two_level_cfg(2, 4));
+  EXPECT_EQ(h.fabric->num_gpus(), 8);
+  EXPECT_EQ(visits(*h.fabric, 0, 1), (std::vector<std::string>{"nvswitch0", "gpu1"}));
+  EXPECT_EQ(visits(*h.fabric, 0, 4),
+            (std::vector<std::string>{"nic0", "ib_switch0", "nic4", "gpu4"}));
+  // Other rail: change rails inside the source node first (PXN-style), then cross rail 1.
+  EXPECT_EQ(visits(*h.fabric, 0, 5),
+            (std::vector<std::string>{"nvswitch0", "gpu1", "nic1", "ib_switch1", "nic5", "gpu5"}));
+  h.send(0, 4, 1 << 20, 1);
+  h.run();
+  const auto& topo = h.fabric->topology();
+  for (size_t n = 0; n < topo.nodes.size(); ++n) {
+    const bool on_path = topo.nodes[n].name == "nic0" || topo.nodes[n].name == "nic4" ||
+                         topo.nodes[n].name == "ib_switch0";
+    EXPECT_EQ(h.fabric->node(n).bytes_forwarded.value(), on_path ? (1u << 20) : 0u)
+        << topo.nodes[n].name;
+  }
+}
+
+TEST(FabricRouting, RoutesAreIdenticalAcrossBuilds) {
+  FabricConfig c;
+  c.topology = "ring";
+  c.gpus = 16;
+  c.link = LinkSpec{Bandwidth::gbps(75), Duration::ns(500), Bytes::kib(64), 0};
+  const Topology t = build_topology(c);
+  const RouteTable a(t);
+  const RouteTable b(t);
+  for (int s = 0; s < 16; ++s) {
+    for (int d = 0; d < 16; ++d) {
+      const auto pa = a.path(s, d);
+      const auto pb = b.path(s, d);
+      EXPECT_TRUE(std::equal(pa.begin(), pa.end(), pb.begin(), pb.end()));
+    }
+  }
+}
+
+TEST(FabricRouting, SingleGpuFabricHasNoLinks) {
+  Harness h(testing::ring_cfg(1));
+  EXPECT_EQ(h.fabric->num_links(), 0u);
+  h.send(0, 0, 100, 1);
+  h.run();
+  EXPECT_EQ(h.rx.log.size(), 1u);
+}
+
+}  // namespace
+}  // namespace t3sim::fabric

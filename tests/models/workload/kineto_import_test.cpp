@@ -1,0 +1,130 @@
+#include "models/workload/kineto_import.h"
+
+#include <gtest/gtest.h>
+
+#include "models/workload/strict_json.h"
+#include "sim/errors.h"
+#include "tests/models/workload/test_support.h"
+
+namespace t3sim::workload {
+namespace {
+
+using testing::samples_dir;
+
+Trace import_sample(const KinetoImportOptions& options = {}) {
+  const auto path = samples_dir() / "kineto_tp_sublayer.json";
+  return import_kineto(read_json_file(path), path.string(), options);
+}
+
+TEST(KinetoImport, SampleBecomesGemmThenAllReduceThenFixed) {
+  const Trace trace = import_sample();
+  EXPECT_EQ(trace.metadata.source, "kineto");
+  ASSERT_EQ(trace.ops.size(), 3u);
+  const Op& gemm = trace.ops[0];
+  EXPECT_EQ(gemm.id, "s7.0.gemm");
+  EXPECT_EQ(gemm.kind, OpKind::kGemm);
+  EXPECT_EQ(gemm.shape, (GemmShape{8192, 4256, 2128}));  // T-NLG FC-2 fwd at TP 8, T = 8192
+  EXPECT_EQ(gemm.dtype, Dtype::kFp16);
+  EXPECT_EQ(gemm.stream, kComputeStream);
+  EXPECT_DOUBLE_EQ(*gemm.measured_us, 262.4);
+  EXPECT_TRUE(gemm.deps.empty());
+  const Op& ar = trace.ops[1];
+  EXPECT_EQ(ar.id, "s21.0.all_reduce");
+  EXPECT_EQ(ar.kind, OpKind::kAllReduce);
+  EXPECT_EQ(ar.bytes, 8192 * 4256 * 2);
+  EXPECT_EQ(ar.tp_group, 8);
+  EXPECT_EQ(ar.stream, kCommStream);
+  EXPECT_EQ(ar.deps, std::vector<std::string>{"s7.0.gemm"});
+  const Op& add = trace.ops[2];
+  EXPECT_EQ(add.kind, OpKind::kFixed);
+  EXPECT_DOUBLE_EQ(add.duration_us, 71.8);
+  EXPECT_EQ(add.deps, (std::vector<std::string>{"s7.0.gemm", "s21.0.all_reduce"}));
+  EXPECT_EQ(parse_trace(to_json(trace), "again"), trace);
+}
+
+TEST(KinetoImport, CrossStreamInferenceCanBeTurnedOff) {
+  const Trace trace = import_sample({.infer_cross_stream_deps = false});
+  EXPECT_TRUE(trace.ops[1].deps.empty());
+  EXPECT_EQ(trace.ops[2].deps, std::vector<std::string>{"s7.0.gemm"});
+}
+
+nlohmann::json kernel(const std::string& name, double ts, double dur, int stream, int external_id,
+                      nlohmann::json extra = nlohmann::json::object()) {
+  nlohmann::json args = {{"External id", external_id}, {"stream", stream}, {"device", 0}};
+  args.update(extra);
+  return {{"ph", "X"},     {"cat", "kernel"}, {"name", name}, {"pid", 0},
+          {"tid", stream}, {"ts", ts},        {"dur", dur},   {"args", args}};
+}
+
+nlohmann::json cpu_op(const std::string& name, int external_id, nlohmann::json extra) {
+  nlohmann::json args = {{"External id", external_id}};
+  args.update(extra);
+  return {{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1},
+          {"tid", 1},  {"ts", 0.0},       {"dur", 1.0},   {"args", args}};
+}
+
+const nlohmann::json kBmmArgs = {{"Input Dims", {{96, 2048, 128}, {96, 128, 2048}}},
+                                 {"Input type", {"c10::BFloat16", "c10::BFloat16"}}};
+
+TEST(KinetoImport, SplitKernelsOfOneGemmMerge) {
+  const nlohmann::json trace = {
+      {"traceEvents",
+       {cpu_op("aten::bmm", 5, kBmmArgs), kernel("gemm_splitk", 10.0, 30.0, 7, 5),
+        kernel("splitKreduce_kernel", 40.0, 2.5, 7, 5)}}};
+  const Trace t = import_kineto(trace, "split.json");
+  ASSERT_EQ(t.ops.size(), 1u);
+  EXPECT_EQ(t.ops[0].shape, (GemmShape{2048, 2048, 128, 96}));
+  EXPECT_EQ(t.ops[0].dtype, Dtype::kBf16);
+  EXPECT_DOUBLE_EQ(*t.ops[0].measured_us, 32.5);
+}
+
+TEST(KinetoImport, CollectiveSizeFromRecordParamComms) {
+  const nlohmann::json comms = {{"Collective name", "_reduce_scatter_base"},
+                                {"In msg nelems", 4096},
+                                {"Out msg nelems", 512},
+                                {"Group size", 8},
+                                {"dtype", "BFloat16"}};
+  const nlohmann::json trace = {
+      {"traceEvents",
+       {cpu_op("record_param_comms", 9, comms),
+        kernel("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 9),
+        kernel("ncclDevKernel_SendRecv(ncclDevComm*)", 7.0, 1.0, 20, 10)}}};
+  const Trace t = import_kineto(trace, "rs.json");
+  ASSERT_EQ(t.ops.size(), 2u);
+  EXPECT_EQ(t.ops[0].kind, OpKind::kReduceScatter);
+  EXPECT_EQ(t.ops[0].bytes, 4096 * 2);  // the full buffer before the scatter
+  EXPECT_EQ(t.ops[0].stream, kCommStream);
+  EXPECT_EQ(t.ops[1].kind, OpKind::kFixed);  // send/recv is not a TP collective
+}
+
+TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointer) {
+  const nlohmann::json no_size = {
+      {"traceEvents",
+       {{{"ph", "M"}, {"name", "process_name"}},
+        kernel("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 9)}}};
+  try {
+    import_kineto(no_size, "n.json");
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/traceEvents/1/args");
+    EXPECT_NE(std::string(e.what()).find("In msg nelems"), std::string::npos) << e.what();
+  }
+  const nlohmann::json no_dims = {
+      {"traceEvents",
+       {cpu_op("aten::mm", 5, nlohmann::json::object()), kernel("gemm", 1.0, 2.0, 7, 5)}}};
+  EXPECT_THROW(import_kineto(no_dims, "d.json"), ConfigError);
+  EXPECT_THROW(import_kineto({{"traceEvents", nlohmann::json::array()}}, "e.json"), ConfigError);
+  EXPECT_THROW(import_kineto({{"events", nlohmann::json::array()}}, "e.json"), ConfigError);
+}
+
+TEST(KinetoImport, UnlinkedKernelsAreFixedOps) {
+  const nlohmann::json trace = {
+      {"traceEvents", {kernel("void elementwise_kernel", 3.0, 4.0, 7, 77)}}};
+  const Trace t = import_kineto(trace, "f.json");
+  ASSERT_EQ(t.ops.size(), 1u);
+  EXPECT_EQ(t.ops[0].kind, OpKind::kFixed);
+  EXPECT_EQ(t.ops[0].stream, kComputeStream);
+}
+
+}  // namespace
+}  // namespace t3sim::workload

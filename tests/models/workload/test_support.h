@@ -1,0 +1,40 @@
+// Test support: paths of the committed data the workload tests read (configs/models,
+// traces/samples), found through T3SIM_SOURCE_DIR (set by t3sim_add_tests), a per-test scratch
+// folder under the GoogleTest temp dir (emptied on each call), and a GoogleTest printer for
+// GemmShape so failed comparisons read "8192x4256x2128 (batch 1)".
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "models/workload/sublayer.h"
+
+namespace t3sim::workload::testing {
+
+inline std::filesystem::path source_dir() { return T3SIM_SOURCE_DIR; }
+inline std::filesystem::path models_dir() { return source_dir() / "configs" / "models"; }
+inline std::filesystem::path samples_dir() { return source_dir() / "traces" / "samples"; }
+
+// An empty folder unique to the running test.
+inline std::filesystem::path scratch_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) /
+      (std::string("t3sim_workload_") + info->test_suite_name() + "_" + info->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace t3sim::workload::testing
+
+namespace t3sim::workload {
+
+inline void PrintTo(const GemmShape& s, std::ostream* os) {
+  *os << s.m << "x" << s.n << "x" << s.k << " (batch " << s.batch << ")";
+}
+
+}  // namespace t3sim::workload

@@ -1,0 +1,51 @@
+// `t3sim describe [TYPE]`: lists component types, or one type's parameters (type, unit, default,
+// range, description), ports and stats, like sst-info. Types come from the explicit registry.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/common.h"
+#include "cli/registry_setup.h"
+
+namespace t3sim::cli {
+
+int cmd_describe(const Args& args, const Env& /*env*/) {
+  po::options_description desc("t3sim describe options");
+  std::string type;
+  desc.add_options()("type", po::value(&type), "component type")("json", po::bool_switch(),
+                                                                 "print JSON");
+  po::positional_options_description pos;
+  pos.add("type", 1);
+  po::variables_map vm;
+  if (!parse_options(args, desc, vm, &pos, "t3sim describe [TYPE] [--json]")) return 0;
+  const Registry reg = make_registry();
+  if (type.empty()) {
+    for (const auto& t : reg.types()) std::printf("%s\n", t.c_str());
+    return 0;
+  }
+  const auto d = reg.describe(type);
+  if (vm["json"].as<bool>()) {
+    std::cout << d.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s: %s\n\nparameters:\n", type.c_str(), d["description"].get<std::string>().c_str());
+  for (const auto& p : d["params"]) {
+    std::string def = p.contains("default") ? p["default"].dump() : "(required)";
+    std::printf("  %-22s %-28s %-12s %s\n", p["name"].get<std::string>().c_str(),
+                p["type"].get<std::string>().c_str(), def.c_str(),
+                p["description"].get<std::string>().c_str());
+  }
+  if (d.contains("ports")) {
+    std::printf("\nports:\n");
+    for (const auto& p : d["ports"]) std::printf("  %s\n", p.get<std::string>().c_str());
+  }
+  if (d.contains("stats")) {
+    std::printf("\nstats:\n");
+    for (const auto& s : d["stats"]) {
+      std::printf("  %-28s %-10s %s\n", s["name"].get<std::string>().c_str(),
+                  s["unit"].get<std::string>().c_str(), s["desc"].get<std::string>().c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace t3sim::cli

@@ -1,0 +1,141 @@
+// End-to-end projection and report.md of the T3 reproduction.
+// Projection (t3-paper.md §4.5): a layer's baseline time = sliced part + non-sliced part, with the
+// non-sliced share of the baseline a stated parameter (paper: non-sliced attention ops are 40-45 %
+// in its MLPerf BERT breakdown). Sliced part, training: for each of OP, FC-2, FC-1, IP the
+// all-reduced GEMM's sublayer time in the mode plus two more GEMMs of the same FLOPs (the other
+// of dX/forward and dW), each at its isolated GEMM time; prompt inference: OP and FC-2 sublayers
+// plus the forward IP and FC-1 GEMMs (same FLOPs as their dX GEMMs).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/reproduce.h"
+
+namespace t3sim::cli {
+namespace {
+
+using system::Mode;
+
+struct Group {
+  std::map<std::string, const PointResult*> by_sublayer;
+};
+
+double gemm_time(const PointResult& p) { return p.pieces.at(system::Piece::kGemm).total_us; }
+
+double training(const Group& g, Mode m) {
+  double t = 0;
+  for (const auto& [name, p] : g.by_sublayer) t += p->modes.at(m).total_us + 2 * gemm_time(*p);
+  return t;
+}
+
+double inference(const Group& g, Mode m) {
+  return g.by_sublayer.at("op")->modes.at(m).total_us +
+         g.by_sublayer.at("fc2")->modes.at(m).total_us + gemm_time(*g.by_sublayer.at("ip")) +
+         gemm_time(*g.by_sublayer.at("fc1"));
+}
+
+double project(double base, double mode, double share) {
+  const double non_sliced = share / (1 - share) * base;
+  return ((base + non_sliced) / (mode + non_sliced) - 1) * 100;
+}
+
+std::string pct(const nlohmann::ordered_json& j, const char* key) {
+  return j.contains(key) ? fmt::format("{:.1f}", j[key].get<double>()) : "-";
+}
+
+std::string row(const std::string& what, double ours, const nlohmann::json& paper,
+                const std::string& unit) {
+  if (paper.is_number()) {
+    const double p = paper.get<double>();
+    return fmt::format("| {} | {:.2f}{} | {:.2f}{} | {:+.2f}{} |\n", what, ours, unit, p, unit,
+                       ours - p, unit);
+  }
+  return fmt::format("| {} | {:.2f}{} | - | - |\n", what, ours, unit);
+}
+
+}  // namespace
+
+nlohmann::ordered_json e2e_summary(const Reproduction& rep, std::string& csv) {
+  std::map<std::pair<std::string, int>, Group> groups;
+  for (const auto& p : rep.points) groups[{p.model, p.tp}].by_sublayer[p.sublayer] = &p;
+  csv = "model,tp,mode,training_speedup_pct,inference_speedup_pct\n";
+  std::map<Mode, std::array<double, 4>> agg;  // train log-sum, train max, inf log-sum, inf max
+  std::map<Mode, size_t> n;
+  for (const auto& [key, g] : groups) {
+    if (g.by_sublayer.size() != 4) continue;
+    for (Mode m : {Mode::kT3, Mode::kT3Mca}) {
+      if (!g.by_sublayer.begin()->second->modes.count(m)) continue;
+      const double tr = project(training(g, Mode::kSequential), training(g, m), rep.exp.non_sliced_share);
+      const double in = project(inference(g, Mode::kSequential), inference(g, m), rep.exp.non_sliced_share);
+      csv += fmt::format("{},{},{},{:.2f},{:.2f}\n", key.first, key.second, system::to_string(m), tr, in);
+      auto& a = agg.try_emplace(m, std::array<double, 4>{0, -1e9, 0, -1e9}).first->second;
+      a[0] += std::log1p(tr / 100);
+      a[1] = std::max(a[1], tr);
+      a[2] += std::log1p(in / 100);
+      a[3] = std::max(a[3], in);
+      ++n[m];
+    }
+  }
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [m, a] : agg) {
+    const double k = static_cast<double>(n[m]);
+    j[std::string(system::to_string(m))] = {{"training_geomean_pct", std::expm1(a[0] / k) * 100},
+                                            {"training_max_pct", a[1]},
+                                            {"inference_geomean_pct", std::expm1(a[2] / k) * 100},
+                                            {"inference_max_pct", a[3]}};
+  }
+  j["non_sliced_share"] = rep.exp.non_sliced_share;
+  return j;
+}
+
+std::string report_markdown(const Reproduction& rep, const nlohmann::ordered_json& s) {
+  const nlohmann::json& paper = rep.exp.paper;
+  std::string md = fmt::format("# T3 reproduction ({})\n\n", rep.exp.name);
+  md += fmt::format("{} points, {} simulated events, {:.2f} s wall on {} threads. Speedup % = "
+                    "(T_sequential / T_mode - 1) x 100; geomeans over points. Paper numbers: "
+                    "t3-paper.md §6 and §8 (mostly [secondary R1]).\n\n",
+                    rep.points.size(), rep.events, rep.wall_s, rep.threads);
+  md += "## Fig. 16: sublayer speedups (Mega-GPT-2, T-NLG; TP 8, 16)\n\n";
+  md += "| quantity | t3sim | paper | difference |\n|---|---:|---:|---:|\n";
+  for (const auto& [mode, v] : s["fig16"].items()) {
+    const auto pm = paper.value("fig16", nlohmann::json::object()).value(mode, nlohmann::json::object());
+    md += row(mode + " geomean speedup", v["geomean_speedup_pct"], pm.value("geomean", nlohmann::json()), " %");
+    md += row(mode + " max speedup", v["max_speedup_pct"], pm.value("max", nlohmann::json()), " %");
+  }
+  md += "\n## Fig. 18: DRAM data movement, t3-mca vs sequential\n\n";
+  md += "| quantity | t3sim | paper | difference |\n|---|---:|---:|---:|\n";
+  const auto pd = paper.value("data_movement", nlohmann::json::object());
+  for (const char* k : {"geomean_reduction_pct", "max_reduction_pct", "rs_read_reduction_x"}) {
+    md += row(k, s["data_movement"][k], pd.value(k, nlohmann::json()), "");
+  }
+  md += "\n## Large models (GPT-3, PaLM, MT-NLG; TP 32)\n\n";
+  md += "| quantity | t3sim | paper | difference |\n|---|---:|---:|---:|\n";
+  for (const auto& [mode, v] : s["large_models"].items()) {
+    const auto pm = paper.value("large_models", nlohmann::json::object()).value(mode, nlohmann::json::object());
+    md += row(mode + " geomean speedup", v["geomean_speedup_pct"], pm.value("geomean", nlohmann::json()), " %");
+    md += row(mode + " max speedup", v["max_speedup_pct"], pm.value("max", nlohmann::json()), " %");
+  }
+  md += "\n## Fig. 6: CU split between GEMM and all-reduce\n\n";
+  md += "| quantity | t3sim | paper | difference |\n|---|---:|---:|---:|\n";
+  for (const auto& [k, v] : s["fig6"].items()) {
+    md += row(k, v, paper.value("fig6", nlohmann::json::object()).value(k, nlohmann::json()), " x");
+  }
+  md += "\n## End-to-end projection\n\n";
+  md += fmt::format("Non-sliced share of baseline layer time: {:.2f} (paper: 40-45 %).\n\n",
+                    rep.exp.non_sliced_share);
+  md += "| mode | training geomean % | training max % | inference geomean % | inference max % |\n"
+        "|---|---:|---:|---:|---:|\n";
+  for (const auto& [mode, v] : s["e2e"].items()) {
+    if (!v.is_object()) continue;
+    md += fmt::format("| {} | {} | {} | {} | {} |\n", mode, pct(v, "training_geomean_pct"),
+                      pct(v, "training_max_pct"), pct(v, "inference_geomean_pct"),
+                      pct(v, "inference_max_pct"));
+  }
+  md += fmt::format("\nPaper (t3-paper.md §6.3): {}\n", paper.value("e2e", nlohmann::json()).dump());
+  md += "\n## Per-point results\n\nSee fig16.csv, large_models.csv, fig6.csv, fig18.csv, "
+        "fig17.csv, e2e.csv and points.json; figures: fig6.png, fig16.png, fig17.png, fig18.png, "
+        "large_models.png, e2e.png.\n";
+  return md;
+}
+
+}  // namespace t3sim::cli

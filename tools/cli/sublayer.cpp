@@ -1,0 +1,81 @@
+// `t3sim sublayer`: one TP sublayer (GEMM + all-reduce) under one execution mode; text or JSON.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/common.h"
+#include "sim/errors.h"
+
+namespace t3sim::cli {
+
+int cmd_sublayer(const Args& args, const Env& env) {
+  po::options_description desc("t3sim sublayer options");
+  std::string sys, model, sublayer, mode_name, trace;
+  int tp = 0;
+  int64_t tokens = 0;
+  uint32_t ar_cus = 16, chunks = 4;
+  std::vector<std::string> sets;
+  desc.add_options()("system", po::value(&sys)->required(), "system name or config path")(
+      "model", po::value(&model)->required(), "model name (configs/models/)")(
+      "tp", po::value(&tp)->default_value(0), "TP degree (default: the system's GPU count)")(
+      "sublayer", po::value(&sublayer)->required(), "op | fc2 | fc1 | ip")(
+      "mode", po::value(&mode_name)->required(),
+      "sequential | ideal | ideal-nmc | t3 | t3-mca | cu-split | decomposed | t3-direct")(
+      "tokens", po::value(&tokens)->default_value(0), "tokens T (default: seq_len x micro_batch)")(
+      "ar-cus", po::value(&ar_cus)->default_value(16), "cu-split: CUs for the all-reduce")(
+      "chunks", po::value(&chunks)->default_value(4), "decomposed: GEMM chunks")(
+      "set", po::value(&sets)->composing(), "override a config value: path=value (repeatable)")(
+      "json", po::bool_switch(), "print JSON")("trace", po::value(&trace),
+                                                 "write a Perfetto trace to this file");
+  po::variables_map vm;
+  if (!parse_options(args, desc, vm, nullptr,
+                     "t3sim sublayer --system S --model M --sublayer op|fc2|fc1|ip --mode MODE")) {
+    return 0;
+  }
+  const auto mode = system::parse_mode(mode_name);
+  if (!mode) throw UsageError("unknown --mode '" + mode_name + "'");
+  if (tokens < 0 || tokens > (int64_t{1} << 24)) {
+    throw UsageError("--tokens must be in 1..16777216");
+  }
+  const ConfigDoc doc = load_system(env, sys, sets, tp);
+  const int gpus = doc.root.at("gpus").get<int>();
+  SublayerChoice c = choose_sublayer(env, model, gpus, sublayer, tokens);
+  c.spec.ar_cus = ar_cus;
+  c.spec.decompose_chunks = chunks;
+  system::RunOptions opts;
+  opts.trace_path = trace;
+  const system::SublayerResult r = system::run_sublayer(doc, c.spec, *mode, opts);
+  auto j = system::to_json(r);
+  if (vm["json"].as<bool>()) {
+    nlohmann::ordered_json out;
+    out["system"] = doc.root.at("name");
+    out["model"] = model;
+    out["tp"] = gpus;
+    out["sublayer"] = sublayer;
+    out["tokens"] = c.tokens;
+    out["gemm"] = {{"m", c.spec.shape.m}, {"n", c.spec.shape.n}, {"k", c.spec.shape.k}};
+    out.update(j);
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s %s tp=%d tokens=%lld GEMM %llux%llux%llu mode=%s\n", model.c_str(),
+              sublayer.c_str(), gpus, static_cast<long long>(c.tokens),
+              static_cast<unsigned long long>(c.spec.shape.m),
+              static_cast<unsigned long long>(c.spec.shape.n),
+              static_cast<unsigned long long>(c.spec.shape.k), mode_name.c_str());
+  std::printf("  total %.1f us | gemm %.1f us | rs %.1f us (exposed %.1f) | ag %.1f us\n",
+              r.total_us, r.gemm_us, r.rs_us, r.rs_exposed_us, r.ag_us);
+  std::printf("  DRAM %.1f MB:", static_cast<double>(r.dram_total) / 1e6);
+  for (size_t i = 0; i < r.dram_bytes.size(); ++i) {
+    if (r.dram_bytes[i] == 0) continue;
+    std::printf(" %s %.1f", std::string(common::to_string(static_cast<common::TrafficClass>(i))).c_str(),
+                static_cast<double>(r.dram_bytes[i]) / 1e6);
+  }
+  std::printf("\n  links %.1f MB | tracker triggers %llu max_occ %u stalls %llu | %llu events, %.3f s\n",
+              static_cast<double>(r.link_bytes) / 1e6,
+              static_cast<unsigned long long>(r.tracker_triggers), r.tracker_max_occupancy,
+              static_cast<unsigned long long>(r.tracker_stalls),
+              static_cast<unsigned long long>(r.events), r.wall_s);
+  return 0;
+}
+
+}  // namespace t3sim::cli

@@ -1,0 +1,120 @@
+#include "cli/sweep_output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/atomic_file.h"
+#include "sim/errors.h"
+
+namespace t3sim::cli {
+namespace {
+constexpr const char* kResultColumns[] = {"total_us", "gemm_us",   "rs_exposed_us", "ag_us",
+                                          "dram_total", "link_bytes", "events"};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+}  // namespace
+
+SweepOutput::SweepOutput(std::filesystem::path path, const SweepSpec& spec, bool resume)
+    : path_(std::move(path)), spec_(spec), jsonl_(is_jsonl(path_)) {
+  if (resume) load_existing();
+  // (Re)write header + kept rows atomically, so appends never follow a torn fragment.
+  std::string init = jsonl_ ? std::string() : header() + "\n";
+  for (const auto& [i, line] : rows_) init += line + "\n";
+  write_file_atomic(path_, init);
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd_ < 0) throw ModelError(path_.string(), "cannot open for appending");
+}
+
+SweepOutput::~SweepOutput() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string SweepOutput::header() const {
+  std::string h = "index";
+  for (const auto& c : spec_.columns) h += "," + csv_field(c);
+  for (const char* c : kResultColumns) h += std::string(",") + c;
+  return h;
+}
+
+void SweepOutput::load_existing() {
+  std::ifstream in(path_);
+  if (!in) return;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string all = ss.str();
+  size_t pos = 0;
+  bool first = !jsonl_;
+  while (pos < all.size()) {
+    const size_t nl = all.find('\n', pos);
+    if (nl == std::string::npos) break;  // a torn last row: dropped, the point reruns
+    const std::string line = all.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (first) {
+      first = false;
+      if (line != header()) {
+        throw ConfigError(path_.string(), "", "--resume: the header does not match this sweep "
+                                              "(different spec?); use another --out");
+      }
+      continue;
+    }
+    size_t index = 0;
+    try {
+      index = jsonl_ ? nlohmann::json::parse(line).at("index").get<size_t>()
+                     : std::stoul(line.substr(0, line.find(',')));
+    } catch (const std::exception&) {
+      continue;  // unparsable fragment: rerun that point
+    }
+    if (index < spec_.points()) rows_[index] = line;
+  }
+}
+
+bool is_jsonl(const std::filesystem::path& path) { return path.extension() == ".jsonl"; }
+
+std::string format_sweep_row(const SweepSpec& spec_, bool jsonl_, size_t index, const SweepPoint& p,
+                             const system::SublayerResult& r) {
+  if (jsonl_) {
+    nlohmann::ordered_json j;
+    j["index"] = index;
+    for (size_t c = 0; c < spec_.columns.size(); ++c) j[spec_.columns[c]] = p.labels[c];
+    j["total_us"] = r.total_us;
+    j["gemm_us"] = r.gemm_us;
+    j["rs_exposed_us"] = r.rs_exposed_us;
+    j["ag_us"] = r.ag_us;
+    j["dram_total"] = r.dram_total;
+    j["link_bytes"] = r.link_bytes;
+    j["events"] = r.events;
+    return j.dump();
+  }
+  std::string s = std::to_string(index);
+  for (const auto& l : p.labels) s += "," + csv_field(l);
+  s += fmt::format(",{:.3f},{:.3f},{:.3f},{:.3f},{},{},{}", r.total_us, r.gemm_us, r.rs_exposed_us,
+                   r.ag_us, r.dram_total, r.link_bytes, r.events);
+  return s;
+}
+
+void SweepOutput::append(size_t index, const std::string& line) {
+  rows_[index] = line;
+  const std::string l = line + "\n";
+  if (::write(fd_, l.data(), l.size()) != static_cast<ssize_t>(l.size())) {
+    throw ModelError(path_.string(), "short write (disk full?)");
+  }
+}
+
+void SweepOutput::finalize() {
+  std::string out = jsonl_ ? std::string() : header() + "\n";
+  for (const auto& [i, line] : rows_) out += line + "\n";
+  write_file_atomic(path_, out);
+}
+
+}  // namespace t3sim::cli

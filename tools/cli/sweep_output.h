@@ -1,0 +1,42 @@
+// Sweep result rows: one line per point, CSV ("index,<axis columns>,<results>") or JSON Lines
+// (.jsonl). Rows are appended with one write(2) each (O_APPEND), so a killed run leaves whole rows;
+// on --resume a trailing partial line is dropped and finished points are skipped. At the end the
+// file is rewritten atomically in point order, so the output is identical for any thread or rank
+// count.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/sweep_spec.h"
+#include "models/system/sublayer.h"
+
+namespace t3sim::cli {
+
+// One result row (without newline) for point `index`.
+std::string format_sweep_row(const SweepSpec& spec, bool jsonl, size_t index, const SweepPoint& p,
+                             const system::SublayerResult& r);
+bool is_jsonl(const std::filesystem::path& path);
+
+class SweepOutput {
+ public:
+  SweepOutput(std::filesystem::path path, const SweepSpec& spec, bool resume);
+  ~SweepOutput();
+  bool done(size_t index) const { return rows_.count(index) != 0; }
+  size_t count() const { return rows_.size(); }
+  void append(size_t index, const std::string& line);  // line without trailing newline
+  void finalize();  // rewrite sorted, atomically
+
+ private:
+  std::string header() const;
+  void load_existing();
+  std::filesystem::path path_;
+  const SweepSpec& spec_;
+  bool jsonl_;
+  int fd_ = -1;
+  std::map<size_t, std::string> rows_;
+};
+
+}  // namespace t3sim::cli

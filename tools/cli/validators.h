@@ -1,0 +1,17 @@
+// Validators for the document kinds that drive runs (experiment, sweep, run): each checks every
+// key, path and value before anything runs and throws ConfigError naming file and JSON pointer.
+#pragma once
+
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "sim/config.h"
+
+namespace t3sim::cli {
+
+void check_file(const Env& env, const std::filesystem::path& path);
+void validate_experiment(const Env& env, const ConfigDoc& doc);
+void validate_sweep(const Env& env, const ConfigDoc& doc);
+void validate_run(const Env& env, const ConfigDoc& doc);
+
+}  // namespace t3sim::cli
