@@ -104,37 +104,49 @@ void EventQueue::push(Entry e) {
   h[i] = e;
 }
 
-// Fills the hole at the root with `e`: the hole walks down to a leaf along the earliest children
-// (kArity - 1 comparisons per level, none against `e`), then `e`, which usually belongs near the
-// bottom, sifts up from there.
-void EventQueue::sift_from_root(Entry e) {
-  Entry* h = heap_.data();
-  const size_t n = heap_.size();
-  // Beyond the caches, start loading the next level (the grandchildren of the hole, one contiguous
-  // block) before this level's comparisons pick the group; in cache this is pure overhead.
-  const bool prefetch = n >= kPrefetchEntries;
-  size_t i = 0;
-  size_t first = 1;
-  for (; first + kArity <= n; first = kArity * i + 1) {
-    if (prefetch && kArity * first + 1 < n) {
-      const char* p = reinterpret_cast<const char*>(h + kArity * first + 1);
-      for (size_t off = 0; off < kArity * kArity * sizeof(Entry); off += 64) {
-        __builtin_prefetch(p + off);
-      }
-    }
-    // Index arithmetic instead of ?: keeps the selections branch-free (they are coin flips).
-    const size_t a = first + static_cast<size_t>(earlier(h[first + 1], h[first]));
-    const size_t b = first + 2 + static_cast<size_t>(earlier(h[first + 3], h[first + 2]));
-    const size_t best = a ^ ((a ^ b) & (size_t{0} - static_cast<size_t>(earlier(h[b], h[a]))));
-    if (i == 0) __builtin_prefetch(h[best].ev);  // the next event to run: overlap its miss
-    h[i] = h[best];
-    i = best;
-  }
-  if (first < n) {  // a last, partial group of children
+// Index of the earliest child in the group starting at `first`. With a full group the index
+// arithmetic (instead of ?:) keeps the three selections branch-free: they are coin flips.
+size_t EventQueue::earliest_child(const Entry* h, size_t first, size_t n) {
+  if (first + kArity > n) {
     size_t best = first;
     for (size_t c = first + 1; c < n; ++c) {
       if (earlier(h[c], h[best])) best = c;
     }
+    return best;
+  }
+  const size_t a = first + static_cast<size_t>(earlier(h[first + 1], h[first]));
+  const size_t b = first + 2 + static_cast<size_t>(earlier(h[first + 3], h[first + 2]));
+  return a ^ ((a ^ b) & (size_t{0} - static_cast<size_t>(earlier(h[b], h[a]))));
+}
+
+// Fills the hole at the root with `e`. A cached heap sifts top-down and stops where `e` belongs
+// (one mispredicted branch, at the end). A larger one walks the hole down to a leaf without
+// comparing against `e`, prefetching the next level so that the loads of consecutive levels
+// overlap, then sifts `e` up. (bench_events: each is the faster one in its own regime.)
+void EventQueue::sift_from_root(Entry e) {
+  Entry* h = heap_.data();
+  const size_t n = heap_.size();
+  size_t i = 0;
+  if (n < kPrefetchEntries) {
+    for (size_t first = 1; first < n; first = kArity * i + 1) {
+      const size_t best = earliest_child(h, first, n);
+      if (!earlier(h[best], e)) break;
+      h[i] = h[best];
+      i = best;
+    }
+    h[i] = e;
+    return;
+  }
+  for (size_t first = 1; first < n; first = kArity * i + 1) {
+    const size_t grandchildren = kArity * first + 1;  // one contiguous block holds the next level
+    if (grandchildren < n) {
+      const char* p = reinterpret_cast<const char*>(h + grandchildren);
+      for (size_t off = 0; off < kArity * kArity * sizeof(Entry); off += 64) {
+        __builtin_prefetch(p + off);
+      }
+    }
+    const size_t best = earliest_child(h, first, n);
+    if (i == 0) __builtin_prefetch(h[best].ev);  // the next event to run: overlap its miss
     h[i] = h[best];
     i = best;
   }

@@ -1,12 +1,11 @@
 // The future event list: a 4-ary heap of 24-byte PODs ordered by (tick, priority band, insertion
-// sequence), so equal-time events run in a deterministic order. One-shot callbacks come from a free
-// list that grows only when more are pending than ever before (no allocation in steady state).
-// Contract: schedule() requires when >= now (asserted; a violation is a ModelError); deschedule()
-// and re-scheduling are O(1) by lazy deletion (stale entries are skipped on pop and purged in bulk
-// when they outnumber the live ones, so memory stays O(pending)). An Event must outlive its pending
-// or stale entries: destroy components only after the run, or with the queue drained.
-// Performance: the popped root's slot is reused by the first event its handler schedules; the hole
-// walks to a leaf and the new entry sifts up. tools/bench/bench_events.cpp measures the hold model.
+// sequence), so equal-time events run in a deterministic order; one-shots come from a free list.
+// Contract: schedule() requires when >= now (else ModelError); deschedule() and re-scheduling are
+// O(1) by lazy deletion (stale entries are skipped on pop and purged in bulk when they outnumber
+// the live ones). Entries, stale ones too, point at their Event: an Event must outlive the queue's
+// use (components live as long as the Simulator). Speed: the popped root's slot is reused by the
+// first event its handler schedules; large heaps prefetch the next level while sifting
+// (tools/bench/bench_events.cpp measures the hold model).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +53,7 @@ class EventQueue {
   }
   static bool live(const Entry& e) { return e.ev->scheduled_ && e.ev->order_ == e.order; }
   void push(Entry e);
+  static size_t earliest_child(const Entry* h, size_t first, size_t n);
   void sift_from_root(Entry e);
   void pop_top();
   void drop_stale();

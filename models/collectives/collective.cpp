@@ -30,8 +30,8 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
   std::vector<uint64_t> addr(static_cast<size_t>(machine_.size()), 0);
   for (size_t i = 0; i < group_.size(); ++i) {
     const auto gi = static_cast<size_t>(group_[i]);
-    addr[gi] = spec.buffer_addr.empty() ? machine_.gpus[gi].alloc->allocate(bytes_)
-                                        : spec.buffer_addr[i];
+    addr[gi] =
+        spec.buffer_addr.empty() ? machine_.gpus[gi].alloc->allocate(bytes_) : spec.buffer_addr[i];
   }
   const Protocol geom = exec_ == Executor::kDma ? Protocol::kSimple : proto_;
   ExecContext ctx{sim, machine_, schedule_, lib_.spec(geom), lib_, std::move(addr), this, path()};
@@ -58,17 +58,18 @@ void Collective::resolve(const CollectiveSpec& spec) {
   std::vector<bool> seen(static_cast<size_t>(n), false);
   for (int g : group_) {
     if (g < 0 || g >= n || seen[static_cast<size_t>(g)]) {
-      throw ConfigError(path(), "/group", "GPU " + std::to_string(g) +
-                                              " is out of range or repeated (machine has " +
-                                              std::to_string(n) + " GPUs)");
+      throw ConfigError(path(), "/group",
+                        "GPU " + std::to_string(g) + " is out of range or repeated (machine has " +
+                            std::to_string(n) + " GPUs)");
     }
     seen[static_cast<size_t>(g)] = true;
   }
   const uint64_t m = static_cast<uint64_t>(group_.size());
   const uint64_t unit = spec.elem_bytes * (kind_ == Kind::kAllReduce ? 1 : m);
   if (spec.elem_bytes == 0 || bytes_ % unit != 0) {
-    throw ConfigError(path(), "/bytes", std::to_string(bytes_) + " B is not a multiple of " +
-                                            std::to_string(unit) + " B (element x group size)");
+    throw ConfigError(path(), "/bytes",
+                      std::to_string(bytes_) + " B is not a multiple of " + std::to_string(unit) +
+                          " B (element x group size)");
   }
   if (!spec.buffer_addr.empty() && spec.buffer_addr.size() != group_.size()) {
     throw ConfigError(path(), "/buffer_addr", "needs one address per group member");
@@ -86,6 +87,10 @@ void Collective::resolve(const CollectiveSpec& spec) {
   }
   const Protocol want = spec.proto != Protocol::kAuto ? spec.proto : lib_.protocol;
   proto_ = exec_ == Executor::kDma ? Protocol::kSimple : lib_.select(want, bytes_, multi_node);
+  if (spec.channels == 0 && exec_ == Executor::kCu) {  // an explicit count is taken as given
+    channels_ =
+        lib_.channels_for(proto_, channels_, bytes_, static_cast<int>(m), algo_ == Algo::kRing);
+  }
 }
 
 Geometry Collective::geometry(const CollectiveSpec& spec) const {
@@ -137,8 +142,8 @@ void Collective::executor_done() {
 void Collective::finish() {
   if (running_) {
     throw ModelError(path(), std::string(to_string(kind_)) + " started at " +
-                                 std::to_string(started_.to_us()) + " us never completed: " +
-                                 exec_impl_->progress());
+                                 std::to_string(started_.to_us()) +
+                                 " us never completed: " + exec_impl_->progress());
   }
 }
 

@@ -1,12 +1,11 @@
-// Collective: one all-reduce, reduce-scatter or all-gather over a group of GPUs of a Machine.
-// It resolves the algorithm (ring, direct, hierarchical), the protocol (Simple, LL128, LL; auto by
-// size) and the executor (CU kernels or DMA engines), builds the schedule (schedule.h) and runs it.
-// Size semantics follow nccl-tests: `bytes` is S, the whole per-GPU buffer (all-reduce: the vector;
-// reduce-scatter: the input, each GPU keeps S/n; all-gather: the output, each GPU brings S/n).
-// Data live in one buffer per GPU (in place): `buffer_addr` (e.g. T3's GEMM output) or allocated.
-// Contract: start() once; CollectiveDone::collective_done(tag) exactly once when every GPU has its
-// result; finish() throws ModelError if a started collective never completed, naming where it
-// stands, or if payload sent != payload received.
+// Collective: one all-reduce, reduce-scatter or all-gather over a group of GPUs of a Machine. It
+// resolves algorithm (ring, direct, hierarchical), protocol (Simple, LL128, LL; auto by size) and
+// executor (CU kernels, DMA engines), builds the schedule (schedule.h) and runs it. `bytes` is
+// nccl-tests' S, the whole per-GPU buffer; data live in place in one buffer per GPU (`buffer_addr`,
+// e.g. T3's GEMM output, or allocated). Contract: start() once;
+// CollectiveDone::collective_done(tag) exactly once when every GPU has its result; finish() throws
+// ModelError if a started collective never completed (naming where it stands) or if payload sent !=
+// payload received.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +24,8 @@ namespace t3sim::collectives {
 
 struct CollectiveSpec {
   Kind kind = Kind::kAllReduce;
-  uint64_t bytes = 0;  // S (nccl-tests size)
-  Algo algo = Algo::kAuto;          // kAuto: the library's "algorithm", then the size/topology rule
+  uint64_t bytes = 0;       // S (nccl-tests size)
+  Algo algo = Algo::kAuto;  // kAuto: the library's "algorithm", then the size/topology rule
   Protocol proto = Protocol::kAuto;  // kAuto: the library's "protocol", then by size
   std::optional<Executor> exec;      // empty: the library's "executor"
   uint32_t channels = 0;             // 0: the library's "channels"

@@ -13,6 +13,9 @@ constexpr uint32_t kStreamInFlight = 1024;  // per-CU MemStream cap (the window 
 constexpr uint64_t kRemoteBit = 1ULL << 19;
 constexpr uint64_t kFanMask = kRemoteBit - 1;
 constexpr unsigned kPieceShift = 20;
+constexpr uint64_t kProxyBit = 1ULL << 63;  // network proxy posts: conn << 24 | payload
+constexpr unsigned kProxyConnShift = 24;
+constexpr uint64_t kProxyBytesMask = (1ULL << kProxyConnShift) - 1;
 
 }  // namespace
 
@@ -20,7 +23,7 @@ CuExecutor::CuExecutor(ExecContext ctx)
     : CollectiveExecutor(ctx.machine.size()), x_(std::move(ctx)) {
   const Schedule& s = x_.schedule;
   piece_ = x_.lib.piece.count();
-  piece_slot_ = round_up(x_.proto.wire_bytes(piece_), kChunkAlign);
+  piece_slot_ = round_up(x_.proto.line_bytes(piece_), kChunkAlign);
   std::vector<int> pos(static_cast<size_t>(x_.machine.size()), -1);
   uint32_t channels = 0;
   for (const Lane& l : s.lanes) {
@@ -33,9 +36,9 @@ CuExecutor::CuExecutor(ExecContext ctx)
   cus_.resize(group_gpus_.size() * channels);
   for (size_t i = 0; i < cus_.size(); ++i) {
     const gpu::GpuNode& node = x_.machine.gpus[static_cast<size_t>(group_gpus_[i / channels])];
-    streams_.push_back(std::make_unique<gpu::MemStream>(
-        *node.hbm, static_cast<uint32_t>(node.spec->txn.count()), kStreamInFlight,
-        static_cast<uint16_t>(node.id)));
+    streams_.push_back(
+        std::make_unique<gpu::MemStream>(*node.hbm, static_cast<uint32_t>(node.spec->txn.count()),
+                                         kStreamInFlight, static_cast<uint16_t>(node.id)));
     cus_[i] = CuState{node.id, node.spec->cu_window.count(), 0, streams_.back().get(), 0};
   }
   lanes_.resize(s.lanes.size());
@@ -44,7 +47,8 @@ CuExecutor::CuExecutor(ExecContext ctx)
   cu_lanes_.resize(cus_.size());
   for (uint32_t l = 0; l < s.lanes.size(); ++l) {
     const Lane& lane = s.lanes[l];
-    lanes_[l].cu = static_cast<uint32_t>(pos[static_cast<size_t>(lane.gpu)]) * channels + lane.channel;
+    lanes_[l].cu =
+        static_cast<uint32_t>(pos[static_cast<size_t>(lane.gpu)]) * channels + lane.channel;
     std::fill_n(op_lane_.begin() + lane.first_op, lane.num_ops, l);
     cu_lanes_[lanes_[l].cu].push_back(l);
   }
@@ -54,8 +58,12 @@ CuExecutor::CuExecutor(ExecContext ctx)
     ConnState& cs = conns_[c];
     cs.slot_bytes = div_up(cn.max_bytes, piece_) * piece_slot_;
     if (cs.slot_bytes > 0) {
-      cs.slot_base = x_.machine.gpus[static_cast<size_t>(cn.dst)].alloc->allocate(
-          cs.slot_bytes * x_.proto.slots);
+      cs.slot_base = x_.machine.gpus[static_cast<size_t>(cn.dst)].alloc->allocate(cs.slot_bytes *
+                                                                                  x_.proto.slots);
+    }
+    if (cn.inter_node && cs.slot_bytes > 0) {
+      cs.stage_base = x_.machine.gpus[static_cast<size_t>(cn.src)].alloc->allocate(cs.slot_bytes *
+                                                                                   x_.proto.slots);
     }
     cs.flag = x_.machine.fabric->path_latency(cn.src, cn.dst) +
               (cn.inter_node ? x_.lib.inter_node_latency : Duration());
@@ -65,7 +73,8 @@ CuExecutor::CuExecutor(ExecContext ctx)
 CuExecutor::~CuExecutor() = default;
 
 void CuExecutor::start() {
-  const uint32_t channels = static_cast<uint32_t>(cus_.size() / std::max<size_t>(1, group_gpus_.size()));
+  const uint32_t channels =
+      static_cast<uint32_t>(cus_.size() / std::max<size_t>(1, group_gpus_.size()));
   for (int g : group_gpus_) x_.machine.gpus[static_cast<size_t>(g)].cus->acquire(channels);
   x_.sim.call_at<CuExecutor, &CuExecutor::launch>(x_.sim.now() + x_.proto.base_latency, this, 0);
 }
@@ -211,7 +220,7 @@ void CuExecutor::issue_reads(uint32_t p) {
   if (op.flags & kRecv) {
     for (uint16_t k = 0; k < op.recvs; ++k) {
       const uint32_t c = s.recv_conn(op, k);
-      read(slot_addr(c, conns_[c].consumed, pc.off), x_.proto.wire_bytes(pc.payload));
+      read(slot_addr(c, conns_[c].consumed, pc.off), x_.proto.line_bytes(pc.payload));
     }
   }
   pieces_[p].pending = static_cast<uint32_t>(reads.size());
@@ -250,25 +259,74 @@ void CuExecutor::issue_writes(uint32_t p) {
   }
   gpu::MemStream& stream = *cus_[lanes_[pc.lane].cu].stream;
   for (const gpu::Access& a : writes) stream.submit(a);
-  const uint64_t wire = x_.proto.wire_bytes(pc.payload);
-  for (uint16_t k = 0; k < remote; ++k) {
-    const uint32_t c = s.send_conn(op, k);
-    gpu::RemoteAccess r;
-    r.src = g;
-    r.dst = s.conns[c].dst;
-    r.addr = slot_addr(c, conns_[c].started - 1, pc.off);
-    r.bytes = wire;
-    r.cmd = common::MemCmd::kWrite;
-    r.cls = write_class(op.phase);
-    r.done = this;
-    r.tag = (static_cast<uint64_t>(p) << kPieceShift) | kRemoteBit | k;
-    sent_[static_cast<size_t>(g)] += pc.payload;
-    wire_ += wire;
-    x_.machine.remote->post(r);
+  for (uint16_t k = 0; k < remote; ++k) send_piece(p, s.send_conn(op, k), k);
+}
+
+// One piece to one peer. NVLink: the CU's stores go straight into the peer's slot. Network: the CU
+// stores into a local staging slot and NCCL's proxy (NIC) forwards it, outside the CU's window.
+void CuExecutor::send_piece(uint32_t p, uint32_t c, uint32_t k) {
+  const Piece pc = pieces_[p];
+  const Op& op = x_.schedule.ops[pc.op];
+  const Conn& cn = x_.schedule.conns[c];
+  const uint64_t line = x_.proto.line_bytes(pc.payload);
+  const uint64_t headers = x_.proto.wire_bytes(pc.payload) - line;
+  const uint32_t seq = conns_[c].started - 1;
+  gpu::RemoteAccess r;
+  r.src = cn.src;
+  r.dst = cn.dst;
+  r.addr = slot_addr(c, seq, pc.off);
+  r.bytes = line;
+  r.cmd = common::MemCmd::kWrite;
+  r.cls = write_class(op.phase);
+  r.done = this;
+  r.tag = (static_cast<uint64_t>(p) << kPieceShift) | kRemoteBit | k;
+  if (cn.inter_node) {
+    const uint64_t stage = conns_[c].stage_base + (slot_addr(c, seq, pc.off) - conns_[c].slot_base);
+    cus_[lanes_[pc.lane].cu].stream->submit(access(stage, line, common::MemCmd::kWrite, r.cls, p));
+    r.tag = kProxyBit | (static_cast<uint64_t>(c) << kProxyConnShift) | pc.payload;
+  }
+  sent_[static_cast<size_t>(cn.src)] += pc.payload;
+  wire_ += line + headers;
+  // Link packet headers occupy the link but are never stored: a data-less message ahead of the
+  // data on the same (FIFO) path.
+  if (headers > 0) x_.machine.fabric->send(cn.src, cn.dst, Bytes(headers), this, 0);
+  x_.machine.remote->post(r);
+}
+
+// Network data landed: the proxy publishes whole slices in order, after their sender synced.
+void CuExecutor::proxy_landed(uint32_t c, uint64_t payload) {
+  const Schedule& s = x_.schedule;
+  ConnState& cs = conns_[c];
+  received_[static_cast<size_t>(s.conns[c].dst)] += payload;
+  cs.proxy_landed += payload;
+  if (!x_.proto.fenced) {
+    cs.visible += payload;
+    if (cs.recv_waiting) {
+      cs.recv_waiting = false;
+      advance(s.conns[c].recv_lane);
+    }
+  }
+  proxy_publish(c);
+}
+
+void CuExecutor::proxy_publish(uint32_t c) {
+  const Schedule& s = x_.schedule;
+  ConnState& cs = conns_[c];
+  while (cs.proxied < cs.synced) {
+    const uint64_t bytes = s.ops[s.send_ops[s.conn_first[c] + cs.proxied]].bytes;
+    if (cs.proxy_landed < cs.proxy_cum + bytes) return;
+    cs.proxy_cum += bytes;
+    ++cs.proxied;
+    x_.sim.call_at<CuExecutor, &CuExecutor::publish>(x_.sim.now() + cs.flag, this, c);
   }
 }
 
 void CuExecutor::access_done(uint64_t tag) {
+  if (tag & kProxyBit) {
+    proxy_landed(static_cast<uint32_t>((tag & ~kProxyBit) >> kProxyConnShift),
+                 tag & kProxyBytesMask);
+    return;
+  }
   const auto p = static_cast<uint32_t>(tag >> kPieceShift);
   if (tag & kRemoteBit) {
     const Piece& pc = pieces_[p];

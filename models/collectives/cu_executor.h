@@ -1,15 +1,12 @@
-// CU executor: runs a schedule the way NCCL/RCCL kernels do. Each channel holds one CU on every
-// GPU of the group for the collective's lifetime (taken from the GPU's CuPool at start, returned at
-// the end). A lane (channel's worker) runs its ops in order; an op moves its slice in pieces: loads
-// (local data, received slot) through the CU's MemStream into HBM, then stores (local result, and
-// remote writes into the next GPU's receive slot via RemoteMemory). Each CU keeps at most
-// cu_window payload bytes of pieces in flight (Little's law: bandwidth = window / latency).
-// Synchronisation: a sender claims one of `slots` receive slots per slice (NCCL_STEPS credits);
-// after its last piece the CU pays the protocol's step latency; Simple slices become visible to the
-// receiver only then (fence + flag), LL/LL128 data become visible piece by piece as they land;
-// flags and credits cross the fabric with the path latency (+ inter-node latency).
-// Contract: as CollectiveExecutor; never refuses, never drops; MemStream/RemoteMemory completions
-// arrive through access_done(). Source: hardware.md §5.2-5.4; T3 §2.4 (CU split).
+// CU executor (NCCL/RCCL-style kernels): each channel holds one CU on every GPU of the group while
+// the collective runs. A lane runs its ops in order, moving each slice in pieces: loads (local
+// data, received slot) then stores (local result; protocol lines into the peer's slot via
+// RemoteMemory, their link headers ahead of them); a piece holds payload x fan bytes of cu_window
+// from first load to last store (Little's law). Per slice: NCCL_STEPS slot credits, then the step
+// latency; Simple slices become visible at their flag, LL/LL128 data as they land; flags and
+// credits take the fabric path latency (+ inter-node latency). Source: hardware.md §5.2-5.4; T3
+// §2.4. Contract: as CollectiveExecutor; completions arrive through access_done(); nothing is
+// dropped.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +18,9 @@
 
 namespace t3sim::collectives {
 
-class CuExecutor final : public CollectiveExecutor, public gpu::AccessDone {
+class CuExecutor final : public CollectiveExecutor,
+                         public gpu::AccessDone,
+                         public common::FabricReceiver {
  public:
   explicit CuExecutor(ExecContext ctx);
   ~CuExecutor() override;
@@ -29,6 +28,7 @@ class CuExecutor final : public CollectiveExecutor, public gpu::AccessDone {
   bool finished() const override { return finished_; }
   std::string progress() const override;
   void access_done(uint64_t tag) override;
+  void delivered(uint64_t) override {}  // link-header messages carry no data
 
  private:
   struct LaneState {
@@ -41,7 +41,7 @@ class CuExecutor final : public CollectiveExecutor, public gpu::AccessDone {
     bool in_window_queue = false;
   };
 
-    struct ConnState {
+  struct ConnState {
     uint32_t started = 0;    // slices the sender began (slot claims)
     uint32_t credited = 0;   // slots the sender knows are free again
     uint32_t published = 0;  // slices whose flag reached the receiver
@@ -50,12 +50,17 @@ class CuExecutor final : public CollectiveExecutor, public gpu::AccessDone {
     uint64_t recv_pos = 0;   // cumulative payload before the receiver's current slice
     uint64_t slot_base = 0;
     uint64_t slot_bytes = 0;
+    uint64_t stage_base = 0;    // inter-node: the sender's staging slots (NCCL proxy buffers)
+    uint32_t synced = 0;        // inter-node: slices whose sender finished its step
+    uint32_t proxied = 0;       // inter-node: slices the proxy has flagged
+    uint64_t proxy_landed = 0;  // inter-node: payload landed at the receiver
+    uint64_t proxy_cum = 0;     // inter-node: payload of the flagged slices
     Duration flag;
     bool send_waiting = false;
     bool recv_waiting = false;
   };
 
-    struct CuState {
+  struct CuState {
     int gpu = 0;
     uint64_t window = 0;
     uint64_t inflight = 0;
@@ -63,7 +68,7 @@ class CuExecutor final : public CollectiveExecutor, public gpu::AccessDone {
     uint32_t rr = 0;  // round-robin start among its lanes waiting for window
   };
 
-    struct Piece {
+  struct Piece {
     uint32_t lane = 0;
     uint32_t op = 0;
     uint64_t off = 0;  // within the op's slice
@@ -73,7 +78,6 @@ class CuExecutor final : public CollectiveExecutor, public gpu::AccessDone {
     bool writing = false;
   };
 
-
   void launch(uint64_t);
   void advance(uint32_t lane);
   bool can_begin(uint32_t lane, const Op& op);
@@ -82,6 +86,9 @@ class CuExecutor final : public CollectiveExecutor, public gpu::AccessDone {
   void start_piece(uint32_t lane, uint32_t op_id, uint64_t off, uint64_t payload);
   void issue_reads(uint32_t piece);
   void issue_writes(uint32_t piece);
+  void send_piece(uint32_t piece, uint32_t conn, uint32_t k);
+  void proxy_landed(uint32_t conn, uint64_t payload);
+  void proxy_publish(uint32_t conn);
   void piece_done(uint32_t piece);
   void op_synced(uint64_t lane);
   void publish(uint64_t conn);
@@ -101,8 +108,8 @@ class CuExecutor final : public CollectiveExecutor, public gpu::AccessDone {
   std::vector<Piece> pieces_;
   std::vector<gpu::Access> scratch_;  // loads or stores of one piece, before submission
   std::vector<uint32_t> free_pieces_;
-  std::vector<uint32_t> op_lane_;  // op id -> lane
-  std::vector<std::vector<uint32_t>> cu_lanes_;  // CU -> its lanes
+  std::vector<uint32_t> op_lane_;                   // op id -> lane
+  std::vector<std::vector<uint32_t>> cu_lanes_;     // CU -> its lanes
   std::vector<std::vector<uint32_t>> dep_waiters_;  // lane -> lanes waiting for one of its ops
   std::vector<int> group_gpus_;
   uint64_t piece_ = 0;

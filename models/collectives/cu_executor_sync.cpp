@@ -14,7 +14,12 @@ void CuExecutor::op_synced(uint64_t l) {
   const Op& op = s.ops[lane.first_op + ls.op];
   for (uint16_t k = 0; k < op.sends; ++k) {
     const uint32_t c = s.send_conn(op, k);
-    x_.sim.call_at<CuExecutor, &CuExecutor::publish>(x_.sim.now() + conns_[c].flag, this, c);
+    if (s.conns[c].inter_node) {  // the proxy flags it once the data has crossed the network
+      ++conns_[c].synced;
+      proxy_publish(c);
+    } else {
+      x_.sim.call_at<CuExecutor, &CuExecutor::publish>(x_.sim.now() + conns_[c].flag, this, c);
+    }
   }
   for (uint16_t k = 0; k < op.recvs; ++k) {
     const uint32_t c = s.recv_conn(op, k);
@@ -60,7 +65,8 @@ void CuExecutor::credit(uint64_t c) {
 
 void CuExecutor::lane_finished() {
   if (--lanes_left_ > 0) return;
-  const uint32_t channels = static_cast<uint32_t>(cus_.size() / std::max<size_t>(1, group_gpus_.size()));
+  const uint32_t channels =
+      static_cast<uint32_t>(cus_.size() / std::max<size_t>(1, group_gpus_.size()));
   for (int g : group_gpus_) x_.machine.gpus[static_cast<size_t>(g)].cus->release(channels);
   finished_ = true;
   if (x_.done) x_.done->executor_done();

@@ -19,7 +19,8 @@ DmaExecutor::DmaExecutor(ExecContext ctx)
   match_first_.assign(n + 1, 0);
   std::vector<uint32_t> ndeps(n + 1, 0);
   for (const Lane& lane : s.lanes) {
-    for (uint32_t id = lane.first_op; id < lane.first_op + lane.num_ops; ++id) op_gpu_[id] = lane.gpu;
+    for (uint32_t id = lane.first_op; id < lane.first_op + lane.num_ops; ++id)
+      op_gpu_[id] = lane.gpu;
   }
   for (uint32_t id = 0; id < n; ++id) {
     const Op& op = s.ops[id];

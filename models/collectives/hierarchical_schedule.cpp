@@ -66,7 +66,8 @@ std::vector<uint32_t> intra_rs(Ctx& x, int l, const RankConns& k) {
   for (const Loop& lp : x.loops) {
     x.b.chunk(kSendOnly, ph, x.part(lp, l - 1), x.plen(lp, l - 1), {k.rs_send}, {});
     for (int j = 2; j < x.sh.local; ++j) {
-      x.b.chunk(kRecvReduceSend, ph, x.part(lp, l - j), x.plen(lp, l - j), {k.rs_send}, {k.rs_recv});
+      x.b.chunk(kRecvReduceSend, ph, x.part(lp, l - j), x.plen(lp, l - j), {k.rs_send},
+                {k.rs_recv});
     }
     ends.push_back(x.b.chunk(kRecvReduceCopy, ph, x.part(lp, l), x.plen(lp, l), {}, {k.rs_recv}));
   }
@@ -145,8 +146,8 @@ Schedule make_hierarchical(const Geometry& geo) {
         const int r = sh.rank(m, l);
         const int prev_l = sh.rank(m, mod(l - 1, sh.local));
         const int prev_m = sh.rank(mod(m - 1, sh.nodes), l);
-        const RankConns k{conns[0][r], conns[0][prev_l], conns[1][r],
-                          conns[1][prev_m], conns[2][r], conns[2][prev_l]};
+        const RankConns k{conns[0][r],      conns[0][prev_l], conns[1][r],
+                          conns[1][prev_m], conns[2][r],      conns[2][prev_l]};
         b.open_lane(r, c);
         const auto ends_a = intra_rs(x, l, k);
         b.open_lane(r, c);

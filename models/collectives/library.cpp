@@ -1,5 +1,6 @@
 #include "models/collectives/library.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/errors.h"
@@ -13,6 +14,7 @@ constexpr uint64_t kAlign = 4096;  // chunk granularity of the generators (sched
 struct ProtoDefaults {
   const char* prefix;
   const char* buffer;
+  const char* channel_bytes;
   int chunk_steps;
   int slice_steps;
   const char* step_latency;
@@ -20,12 +22,14 @@ struct ProtoDefaults {
   double efficiency;
 };
 
-// NCCL defaults: buffers, CHUNKSTEPS/SLICESTEPS and LL/LL128 payload fractions from hardware.md
-// §5.3; per-step and base latencies from NCCL's tuner constants (§5.4, NVLink ring hwLat, baseLat).
+// Defaults: NCCL's structure (buffers, CHUNKSTEPS/SLICESTEPS, per-channel thresholds: NCCL threads
+// x threadThreshold, LL/LL128 payload fractions; hardware.md §5.2-5.3) and costs fitted to the 8x
+// A100 all_reduce_perf sweep (measurements.md §1(A)); NCCL's tuner constants for comparison (§5.4):
+// step latency 3.4 / 1.9 / 0.6 us, base latency 8.4 / 14 / 6.6 us (Simple / LL128 / LL).
 constexpr std::array<ProtoDefaults, 3> kProtos{{
-    {"simple", "4 MiB", 4, 2, "3.4 us", "8.4 us", 1.0},
-    {"ll128", "4800 KiB", 1, 1, "1.9 us", "14 us", 0.9375},
-    {"ll", "512 KiB", 1, 1, "0.6 us", "6.6 us", 0.5},
+    {"simple", "4 MiB", "32 KiB", 4, 2, "6 us", "20 us", 1.0},
+    {"ll128", "4800 KiB", "5 KiB", 1, 1, "4 us", "15 us", 0.9375},
+    {"ll", "512 KiB", "4 KiB", 1, 1, "0.6 us", "15 us", 0.5},
 }};
 
 void declare_protocol(Params& p, const ProtoDefaults& d) {
@@ -33,6 +37,10 @@ void declare_protocol(Params& p, const ProtoDefaults& d) {
   p.optional(x + "_buffer", ParamKind::kBytes, d.buffer,
              x + ": receive buffer per connection and channel, wire bytes (NCCL buffSizes)")
       .at_least(4096);
+  p.optional(x + "_channel_bytes", ParamKind::kBytes, d.channel_bytes,
+             x + ": bytes of S per channel below which fewer channels run (NCCL threads x "
+                 "threadThreshold; LL rings: per rank)")
+      .at_least(1);
   p.optional(x + "_chunk_steps", ParamKind::kInt, d.chunk_steps,
              x + ": buffer steps per chunk (NCCL CHUNKSTEPS)")
       .range(1, 64);
@@ -50,22 +58,24 @@ void declare_protocol(Params& p, const ProtoDefaults& d) {
 }
 
 ProtocolSpec bind_protocol(const BoundParams& b, const ProtoDefaults& d, uint32_t steps,
-                           const ConfigNode& node) {
+                           double link_efficiency, const ConfigNode& node) {
   const std::string x = d.prefix;
   ProtocolSpec s;
   s.buffer = b.bytes(x + "_buffer");
+  s.channel_bytes = b.bytes(x + "_channel_bytes");
   s.chunk_steps = static_cast<uint32_t>(b.integer(x + "_chunk_steps"));
   s.slice_steps = static_cast<uint32_t>(b.integer(x + "_slice_steps"));
   s.step_latency = b.duration(x + "_step_latency");
   s.base_latency = b.duration(x + "_base_latency");
-  s.efficiency_ppm = static_cast<uint32_t>(std::llround(b.real(x + "_efficiency") * kPpm));
+  s.line_ppm = static_cast<uint32_t>(std::llround(b.real(x + "_efficiency") * kPpm));
+  s.link_ppm = static_cast<uint32_t>(std::llround(link_efficiency * kPpm));
   s.fenced = x == "simple";
   if (s.chunk_steps % s.slice_steps != 0 || s.slice_steps > steps) {
-    node.fail_key(x + "_slice_steps", x + "_slice_steps must divide " + x +
-                                          "_chunk_steps and be at most 'steps'");
+    node.fail_key(x + "_slice_steps",
+                  x + "_slice_steps must divide " + x + "_chunk_steps and be at most 'steps'");
   }
   const uint64_t step_wire = s.buffer.count() / steps;
-  const uint64_t payload = step_wire * s.efficiency_ppm / kPpm / kAlign * kAlign;
+  const uint64_t payload = step_wire * s.line_ppm / kPpm / kAlign * kAlign;
   if (payload == 0) {
     node.fail_key(x + "_buffer", x + "_buffer / steps holds less than 4 KiB of payload");
   }
@@ -78,16 +88,24 @@ ProtocolSpec bind_protocol(const BoundParams& b, const ProtoDefaults& d, uint32_
 
 }  // namespace
 
+uint64_t ProtocolSpec::line_bytes(uint64_t payload) const {
+  return (payload * kPpm + line_ppm - 1) / line_ppm;
+}
+
 uint64_t ProtocolSpec::wire_bytes(uint64_t payload) const {
-  return (payload * kPpm + efficiency_ppm - 1) / efficiency_ppm;
+  return (line_bytes(payload) * kPpm + link_ppm - 1) / link_ppm;
 }
 
 size_t proto_index(Protocol p) {
   switch (p) {
-    case Protocol::kSimple: return 0;
-    case Protocol::kLL128: return 1;
-    case Protocol::kLL: return 2;
-    case Protocol::kAuto: break;
+    case Protocol::kSimple:
+      return 0;
+    case Protocol::kLL128:
+      return 1;
+    case Protocol::kLL:
+      return 2;
+    case Protocol::kAuto:
+      break;
   }
   throw ModelError("collectives", "protocol 'auto' has no geometry (select() it first)");
 }
@@ -101,10 +119,19 @@ Protocol LibraryConfig::select(Protocol p, uint64_t bytes, bool multi_node) cons
   return Protocol::kSimple;
 }
 
+uint32_t LibraryConfig::channels_for(Protocol p, uint32_t want, uint64_t bytes, int ranks,
+                                     bool ring) const {
+  uint64_t per = spec(p).channel_bytes.count();
+  if (p == Protocol::kLL && ring) per *= static_cast<uint64_t>(ranks);
+  const uint64_t fit = bytes / per;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(fit, 1, want));
+}
+
 Params library_params() {
   Params p;
-  p.optional("channels", ParamKind::kInt, 16,
-             "channels per collective: one CU (CTA) on every GPU each, 1/channels of the data")
+  p.optional("channels", ParamKind::kInt, 24,
+             "channels per collective: one CU (CTA) on every GPU each, 1/channels of the data "
+             "(default: NCCL's 24 on 8x A100 NVSwitch, NVIDIA/nccl-tests#100)")
       .range(1, 64);
   p.optional("algorithm", ParamKind::kString, "auto",
              "default algorithm (auto: hierarchical all-reduce across nodes, else ring)")
@@ -115,18 +142,24 @@ Params library_params() {
       .one_of({"cu", "dma"});
   p.optional("steps", ParamKind::kInt, 8, "buffer slots per connection (NCCL_STEPS)").range(1, 64);
   for (const auto& d : kProtos) declare_protocol(p, d);
+  p.optional("link_efficiency", ParamKind::kReal, 0.82,
+             "fraction of a GPU link's raw rate left for protocol bytes after packet headers and "
+             "flow control (default: NVLink's ~20% overhead, hardware.md §1)")
+      .range(0.01, 1.0);
   p.optional("ll_max", ParamKind::kBytes, "512 KiB", "auto protocol: LL for sizes up to this");
   p.optional("ll128_max", ParamKind::kBytes, "8 MiB",
-             "auto protocol: LL128 up to this when every hop is intra-node NVLink");
+             "auto protocol: LL128 up to this when every hop is intra-node NVLink (default: the "
+             "LL128 -> Simple step of the A100 sweep, measurements.md §1(A))");
   p.optional("gpus_per_node", ParamKind::kInt, 0,
              "GPUs per node for hierarchical schedules and inter-node hops (0 = one node; "
              "absent: the fabric's gpus_per_node)")
       .range(0, 4096);
-  p.optional("inter_node_latency", ParamKind::kDuration, "0 ns",
-             "extra per-slice flag latency of an inter-node hop (network proxy, NIC doorbells)");
+  p.optional("inter_node_latency", ParamKind::kDuration, "10 us",
+             "extra per-slice flag latency of an inter-node hop: network proxy, NIC doorbells "
+             "(default: NCCL's NET - NVLink Simple hwLat, 14 - 3.4 us)");
   p.optional("piece", ParamKind::kBytes, "16 KiB",
              "CU memory-work granularity (fidelity knob: loads then stores per piece)")
-      .at_least(256);
+      .range(256, 1 << 20);
   return p;
 }
 
@@ -139,12 +172,12 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
   c.executor = parse_executor(b.str("executor"), "executor");
   c.steps = static_cast<uint32_t>(b.integer("steps"));
   for (size_t i = 0; i < kProtos.size(); ++i) {
-    c.protocols[i] = bind_protocol(b, kProtos[i], c.steps, node);
+    c.protocols[i] = bind_protocol(b, kProtos[i], c.steps, b.real("link_efficiency"), node);
   }
   c.ll_max = b.bytes("ll_max");
   c.ll128_max = b.bytes("ll128_max");
   c.gpus_per_node = b.present("gpus_per_node") ? static_cast<uint32_t>(b.integer("gpus_per_node"))
-                                                : fabric_gpus_per_node;
+                                               : fabric_gpus_per_node;
   c.inter_node_latency = b.duration("inter_node_latency");
   c.piece = b.bytes("piece");
   return c;

@@ -1,10 +1,11 @@
 // The collective library's settings (the system config's "collectives" object): channel count,
 // algorithm, protocol and executor defaults, NCCL's buffer geometry per protocol (buffer bytes,
-// NCCL_STEPS slots, chunk and slice steps), per-protocol costs (launch latency, per-slice flag/fence
-// latency, payload efficiency on the wire) and the size thresholds of protocol auto-selection.
-// Fidelity: NCCL's structure (hardware.md §5.2-5.4), not its cost formula; values and their sources
-// live in the system configs. Invariants after bind_library(): chunk = chunk_steps x step payload,
-// slices_per_chunk >= 1, slots per connection >= 1, efficiencies in (0, 1].
+// NCCL_STEPS slots, chunk and slice steps), per-protocol costs (launch latency, per-slice
+// flag/fence latency, payload efficiency on the wire) and the size thresholds of protocol
+// auto-selection. Fidelity: NCCL's structure (hardware.md §5.2-5.4), not its cost formula; values
+// and their sources live in the system configs. Invariants after bind_library(): chunk =
+// chunk_steps x step payload, slices_per_chunk >= 1, slots per connection >= 1, efficiencies in (0,
+// 1].
 #pragma once
 
 #include <array>
@@ -30,7 +31,8 @@ const char* to_string(Kind k);
 const char* to_string(Algo a);
 const char* to_string(Protocol p);
 const char* to_string(Executor e);
-// Parse the config/CLI spellings ("ring", "ll128", "dma", ...); ConfigError naming `what` if unknown.
+// Parse the config/CLI spellings ("ring", "ll128", "dma", ...); ConfigError naming `what` if
+// unknown.
 Algo parse_algo(const std::string& s, const std::string& what);
 Protocol parse_protocol(const std::string& s, const std::string& what);
 Executor parse_executor(const std::string& s, const std::string& what);
@@ -42,14 +44,19 @@ struct ProtocolSpec {
   uint32_t slice_steps = 1;       // steps per slice (NCCL ALLREDUCE_SLICESTEPS)
   Duration step_latency;          // per slice: flag (and, for Simple, fence) cost on the CU
   Duration base_latency;          // launch latency of the collective kernel
-  uint32_t efficiency_ppm = 1'000'000;  // payload / wire bytes, in parts per million
+  uint32_t line_ppm = 1'000'000;  // payload / protocol line bytes (LL 8/16), in ppm
+  uint32_t link_ppm = 1'000'000;  // line bytes / link bytes (packet headers), in ppm
   bool fenced = false;            // Simple: a slice becomes visible only when complete
+  Bytes channel_bytes;            // fewer channels below this much data per channel (NCCL)
 
-  // Derived (filled by bind_library): payload bytes of one step, chunk, slice; slots per connection.
+  // Derived (filled by bind_library): payload bytes of one step, chunk, slice; slots per
+  // connection.
   Bytes step_payload;
   Bytes chunk;
   uint32_t slices_per_chunk = 1;
   uint32_t slots = 1;  // slices a sender may be ahead of its receiver (steps / slice_steps)
+  // Bytes a slice occupies in buffers (payload + LL/LL128 flags) and on the link (+ headers).
+  uint64_t line_bytes(uint64_t payload) const;
   uint64_t wire_bytes(uint64_t payload) const;
 };
 
@@ -67,10 +74,15 @@ struct LibraryConfig {
   Bytes piece;                            // CU memory-work granularity (fidelity knob)
 
   const ProtocolSpec& spec(Protocol p) const;
-  // Auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when every hop is intra-node
-  // NVLink, Simple large. `p` other than kAuto is returned unchanged.
+  // Auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when every hop is
+  // intra-node NVLink, Simple large. `p` other than kAuto is returned unchanged.
   Protocol select(Protocol p, uint64_t bytes, bool multi_node) const;
-  int node_of(int gpu) const { return gpus_per_node == 0 ? 0 : gpu / static_cast<int>(gpus_per_node); }
+  int node_of(int gpu) const {
+    return gpus_per_node == 0 ? 0 : gpu / static_cast<int>(gpus_per_node);
+  }
+  // NCCL's channel tuning: the largest count <= `want` whose channels each get at least
+  // channel_bytes of S (x ranks for LL rings, whose threshold scales with nRanks); at least 1.
+  uint32_t channels_for(Protocol p, uint32_t want, uint64_t bytes, int ranks, bool ring) const;
 };
 
 size_t proto_index(Protocol p);  // kSimple 0, kLL128 1, kLL 2 (ModelError for kAuto)

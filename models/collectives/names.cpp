@@ -26,8 +26,9 @@ E parse(const std::array<const char*, N>& names, const std::string& s, const std
   const std::string hint = nearest_name(s, all);
   std::string list;
   for (const auto& n : all) list += (list.empty() ? "" : "|") + n;
-  throw ConfigError(what, "", "unknown value '" + s + "' (expected " + list + ")" +
-                                  (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  throw ConfigError(what, "",
+                    "unknown value '" + s + "' (expected " + list + ")" +
+                        (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
 }
 
 }  // namespace

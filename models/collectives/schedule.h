@@ -2,10 +2,10 @@
 // recvReduceCopySend, recvCopySend, recv, and their fan-out/fan-in forms) on lanes, where a lane is
 // one channel's sequential worker on one GPU, and connections are the directed, ordered links
 // between two lanes (the k-th send on a connection matches its k-th receive). Generators (ring,
-// direct, hierarchical) emit one op per slice, following NCCL's chunk/slice layout (hardware.md §5.1,
-// §5.3); executors (cu_executor.h, dma_executor.h) give the ops their costs.
-// Invariants after finalize(): every connection has as many sends as receives; a lane's ops are
-// contiguous in `ops`; `dep` points to an earlier-generated op; offsets are 4 KiB aligned.
+// direct, hierarchical) emit one op per slice, following NCCL's chunk/slice layout (hardware.md
+// §5.1, §5.3); executors (cu_executor.h, dma_executor.h) give the ops their costs. Invariants after
+// finalize(): every connection has as many sends as receives; a lane's ops are contiguous in `ops`;
+// `dep` points to an earlier-generated op; offsets are 4 KiB aligned.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +54,7 @@ struct Conn {
   int src_rank = 0;  // positions in the group
   int dst_rank = 0;
   bool inter_node = false;
-  uint64_t max_bytes = 0;  // largest slice sent on it (receive slot size)
+  uint64_t max_bytes = 0;      // largest slice sent on it (receive slot size)
   uint32_t send_lane = kNone;  // filled by finalize(): the one lane that sends on it
   uint32_t recv_lane = kNone;  // and the one lane that receives
 };
@@ -85,7 +85,7 @@ struct Geometry {
   std::vector<int> ranks;  // GPU ids in ring order
   uint64_t chunk = 0;      // largest chunk per rank, channel and loop
   uint32_t slices_per_chunk = 1;
-  uint64_t slice_floor = 0;  // smallest slice NCCL cuts (slice size / 32)
+  uint64_t slice_floor = 0;   // smallest slice NCCL cuts (slice size / 32)
   bool channel_major = true;  // Simple: a channel's chunks are contiguous; LL: interleaved
   uint32_t gpus_per_node = 0;
 };

@@ -40,8 +40,7 @@ void ScheduleBuilder::close_lane() {
 
 void ScheduleBuilder::open_lane(int rank, uint32_t channel) {
   close_lane();
-  s_.lanes.push_back(
-      Lane{gpu(rank), rank, channel, static_cast<uint32_t>(s_.ops.size()), 0});
+  s_.lanes.push_back(Lane{gpu(rank), rank, channel, static_cast<uint32_t>(s_.ops.size()), 0});
   lane_open_ = true;
 }
 

@@ -53,7 +53,8 @@ class ScheduleBuilder {
   uint32_t chunk(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
                  std::initializer_list<uint32_t> sends, std::initializer_list<uint32_t> recvs,
                  uint32_t dep = kNone) {
-    return chunk(flags, phase, offset, bytes, std::span<const uint32_t>(sends.begin(), sends.size()),
+    return chunk(flags, phase, offset, bytes,
+                 std::span<const uint32_t>(sends.begin(), sends.size()),
                  std::span<const uint32_t>(recvs.begin(), recvs.size()), 0, dep);
   }
   Schedule take();

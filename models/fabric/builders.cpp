@@ -81,7 +81,9 @@ Topology build_switch(const FabricConfig& c) {
 
 // Node ids: GPUs, then NVSwitch planes, then NICs, then IB switches. The lowest-id tie-break of
 // routing therefore changes rails inside the source node (GPU -> NVSwitch -> peer GPU -> NIC),
-// like NCCL's PXN, rather than on the destination side.
+// like NCCL's PXN, rather than on the destination side. Latency across the network: nic.latency
+// on GPU -> NIC and on NIC -> GPU, ib_switch.latency on the switch's egress; cable propagation is
+// folded into the NIC latency. GPU <-> NIC and NIC <-> switch run at the NIC's effective rate.
 Topology build_two_level(const FabricConfig& c) {
   const int gpn = c.gpus_per_node;
   Topology t = start(c, c.nodes * gpn);

@@ -49,27 +49,42 @@ void RemoteMemory::post(const RemoteAccess& a) {
 void RemoteMemory::delivered(uint64_t tag) {
   const RemoteAccess& a = slots_[tag];
   IngressGate* gate = gates_[static_cast<size_t>(a.dst)];
-  if (gate != nullptr && a.tile != common::kNoTile && !gate->admit_remote(a.tile)) {
-    parked_[static_cast<size_t>(a.dst)].push_back(static_cast<uint32_t>(tag));
-    parked_count_.inc();
-    return;
+  if (gate != nullptr && a.tile != common::kNoTile) {
+    Parked& p = parked_[static_cast<size_t>(a.dst)];
+    auto it = p.by_tile.find(a.tile);
+    if (it != p.by_tile.end()) {  // the tile already waits: queue behind it
+      it->second.push_back(static_cast<uint32_t>(tag));
+      parked_count_.inc();
+      return;
+    }
+    if (!gate->admit_remote(a.tile)) {
+      p.by_tile[a.tile].push_back(static_cast<uint32_t>(tag));
+      p.order.push_back(a.tile);
+      parked_count_.inc();
+      return;
+    }
   }
   land(static_cast<uint32_t>(tag));
 }
 
+void RemoteMemory::unpark_tile(int dst, uint32_t tile) {
+  Parked& p = parked_[static_cast<size_t>(dst)];
+  auto it = p.by_tile.find(tile);
+  if (it == p.by_tile.end()) return;
+  const std::vector<uint32_t> slots = std::move(it->second);
+  p.by_tile.erase(it);  // its place in `order` becomes stale and is skipped
+  for (uint32_t s : slots) land(s);
+}
+
 void RemoteMemory::unpark(int dst) {
-  auto& list = parked_[static_cast<size_t>(dst)];
+  Parked& p = parked_[static_cast<size_t>(dst)];
   IngressGate* gate = gates_[static_cast<size_t>(dst)];
-  size_t kept = 0;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const uint32_t s = list[i];
-    if (gate->admit_remote(slots_[s].tile)) {
-      land(s);
-    } else {
-      list[kept++] = s;
-    }
+  while (!p.order.empty()) {
+    const uint32_t tile = p.order.front();
+    if (p.by_tile.count(tile) != 0 && !gate->admit_remote(tile)) return;
+    p.order.pop_front();
+    unpark_tile(dst, tile);
   }
-  list.resize(kept);
 }
 
 void RemoteMemory::land(uint32_t tag) {

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <unordered_map>
 #include <memory>
 #include <vector>
 
@@ -51,9 +53,11 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   uint64_t bytes_landed(int gpu) const { return landed_[static_cast<size_t>(gpu)]; }
   size_t outstanding() const { return live_; }
   void set_gate(int dst, IngressGate* gate) { gates_[static_cast<size_t>(dst)] = gate; }
-  // Re-offers parked accesses of `dst` to its gate (in arrival order).
+  // Re-offers parked tiles of `dst` to its gate in arrival order, stopping at the first refusal.
   void unpark(int dst);
-  size_t parked(int dst) const { return parked_[static_cast<size_t>(dst)].size(); }
+  // Lands every parked access of `tile` at `dst` (its entry was just allocated by the GPU itself).
+  void unpark_tile(int dst, uint32_t tile);
+  size_t parked(int dst) const { return parked_[static_cast<size_t>(dst)].order.size(); }
   void delivered(uint64_t tag) override;
   void access_done(uint64_t tag) override;
   void finish() override;
@@ -62,8 +66,12 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   uint32_t alloc();
   void land(uint32_t slot);
   common::FabricApi& fabric_;
+  struct Parked {
+    std::unordered_map<uint32_t, std::vector<uint32_t>> by_tile;  // tile -> access slots
+    std::deque<uint32_t> order;                                   // tiles in arrival order
+  };
   std::vector<IngressGate*> gates_;
-  std::vector<std::vector<uint32_t>> parked_;
+  std::vector<Parked> parked_;
   std::vector<std::unique_ptr<MemStream>> ingress_;  // one per destination GPU
   std::vector<RemoteAccess> slots_;
   std::vector<uint32_t> free_;

@@ -81,6 +81,9 @@ class ArbitrationPolicy {
   virtual ~ArbitrationPolicy() = default;
   virtual std::string_view name() const = 0;
   virtual Decision pick(const ChannelView& v) = 0;
+  // Admission into the channel's queue (besides capacity): `queued` = requests already queued.
+  // A refused requester waits for space exactly as if the queue were full.
+  virtual bool admit(const common::MemRequest& /*req*/, uint32_t /*queued*/) { return true; }
   virtual void on_service(const common::MemRequest&, Tick /*start*/, Tick /*end*/) {}
 };
 

@@ -27,7 +27,12 @@ Channel::Channel(ChannelEnv& env, std::unique_ptr<ArbitrationPolicy> policy)
 bool Channel::try_accept(const common::MemRequest& req) {
   const BusDir dir = direction(req.cmd);
   uint32_t& n = count(dir);
+  refused_by_policy_ = false;
   if (n >= capacity(dir)) return false;
+  if (!policy_->admit(req, queued())) {
+    refused_by_policy_ = true;  // retry when the queue drains (see add_waiter)
+    return false;
+  }
   const Tick now = env_.sim.now();
   Queued e{req, seq_++};
   e.req.enqueued = now;
@@ -41,7 +46,7 @@ bool Channel::try_accept(const common::MemRequest& req) {
 
 void Channel::add_waiter(BusDir dir, common::MemClient* c) {
   waiters_[waiter_index(dir)].push(c);
-  if (count(dir) < capacity(dir)) {
+  if (!refused_by_policy_ && count(dir) < capacity(dir)) {
     env_.sim.call_at<Channel, &Channel::wake_later>(env_.sim.now(), this,
                                                     static_cast<uint64_t>(dir));
   }
@@ -50,6 +55,8 @@ void Channel::add_waiter(BusDir dir, common::MemClient* c) {
 void Channel::set_policy(std::unique_ptr<ArbitrationPolicy> p) {
   policy_ = std::move(p);
   if (queued() > 0) kick();
+  wake_waiters(BusDir::kRead);  // a new policy may admit what the old one refused
+  wake_waiters(BusDir::kWrite);
 }
 
 ChannelView Channel::view() const {
@@ -89,9 +96,11 @@ void Channel::on_bus_free() {
     throw ModelError(env_.path, std::string(policy_->name()) + " picked an empty sub-queue " +
                                     std::to_string(d.pick));
   }
-  const BusDir dir = start_service(static_cast<SubQueue>(d.pick));
+  start_service(static_cast<SubQueue>(d.pick));
   if (queued() > 0) env_.sim.schedule(bus_event_, busy_until_, Priority::kArbitrate);
-  wake_waiters(dir);
+  // Occupancy fell: waiters of either direction may now fit or pass the policy's admission.
+  wake_waiters(BusDir::kRead);
+  wake_waiters(BusDir::kWrite);
 }
 
 BusDir Channel::start_service(SubQueue q) {
@@ -141,7 +150,8 @@ void Channel::on_complete() {
 
 void Channel::wake_waiters(BusDir d) {
   RingBuffer<common::MemClient*>& w = waiters_[waiter_index(d)];
-  while (!w.empty() && count(d) < capacity(d)) {
+  // Only the waiters present now: one refused again by admission re-queues itself for later.
+  for (size_t n = w.size(); n > 0 && !w.empty() && count(d) < capacity(d); --n) {
     common::MemClient* c = w.pop();
     env_.stats.retries.inc();
     c->mem_retry();

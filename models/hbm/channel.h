@@ -86,6 +86,7 @@ class Channel {
   Tick busy_until_{};
   MemberEvent<Channel, &Channel::on_bus_free> bus_event_{this};
   MemberEvent<Channel, &Channel::on_complete> done_event_{this};
+  bool refused_by_policy_ = false;  // the last refusal was the policy's admission check
 };
 
 }  // namespace t3sim::hbm

@@ -25,10 +25,14 @@ void McaPolicy::maybe_finalize(Tick now) {
   threshold_ = std::max<uint32_t>(1, static_cast<uint32_t>(std::lround(std::max(0.0, room))));
 }
 
+bool McaPolicy::admit(const common::MemRequest& req, uint32_t queued) {
+  // Communication enters the queue only while occupancy is below the threshold, so compute
+  // requests arriving later find a short queue; compute is always admitted (capacity permitting).
+  return common::is_compute(req.cls) || threshold_ == kNoLimit || queued < threshold_;
+}
+
 Decision McaPolicy::pick(const ChannelView& v) {
   maybe_finalize(v.now);
-  // Occupancy seen by a communication candidate: every queued request except itself.
-  const bool open = threshold_ == kNoLimit || v.queued() - 1 < threshold_;
   uint8_t starved = 0;
   Tick next_deadline = Tick::max();
   for (const SubQueue q : {SubQueue::kCommRead, SubQueue::kCommWrite}) {
@@ -48,12 +52,11 @@ Decision McaPolicy::pick(const ChannelView& v) {
       ++starved_issues_;
     } else if (v.count_in(kComputeMask) > 0) {
       pick = core_.pick(v, kComputeMask);
-    } else if (open) {
+    } else {
       pick = core_.pick(v, kCommMask);
     }
   } else {
-    pick = core_.pick(v, static_cast<uint8_t>(kComputeMask | (open ? kCommMask : starved)));
-    if (pick >= 0 && !open && (starved & (1u << pick))) ++starved_issues_;
+    pick = core_.pick(v, static_cast<uint8_t>(kComputeMask | kCommMask));
   }
   if (pick < 0) return Decision::idle_until(next_deadline);
   return Decision::issue(pick);

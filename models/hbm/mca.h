@@ -19,8 +19,9 @@ namespace t3sim::hbm {
 // Rules:
 //  - compute (common::is_compute) first, FR-FCFS among it; mca_compute_first = false makes it one
 //    FR-FCFS over compute plus the communication that passes the gate;
-//  - gate: a communication request may issue while the number of OTHER queued requests (read +
-//    write queues) is < threshold, so a threshold >= the total capacity never gates;
+//  - gate (admission): a communication request enters the channel queue only while the number of
+//    queued requests (read + write queues) is < threshold, so compute arrivals find a short queue;
+//    a refused requester is back-pressured like a full queue; threshold >= capacity never gates;
 //  - threshold: "static" = mca_threshold; "dynamic" = per channel, measured over mca_window from
 //  the
 //    channel's first compute service: intensity = fraction of the window the bus served compute,
@@ -36,6 +37,7 @@ class McaPolicy final : public ArbitrationPolicy {
   McaPolicy(const PolicyConfig& cfg, uint32_t total_capacity, uint32_t write_capacity);
   std::string_view name() const override { return "mca"; }
   Decision pick(const ChannelView& v) override;
+  bool admit(const common::MemRequest& req, uint32_t queued) override;
   void on_service(const common::MemRequest& req, Tick start, Tick end) override;
 
   // Current gate threshold in entries (kNoLimit while a dynamic measurement is still open).

@@ -70,8 +70,11 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   t3::FusedInput in;
   in.shape = s.shape;
   in.elem_bytes = s.elem_bytes;
-  in.tile_m = t3::chunk_compatible_tile_m(s.shape.m, static_cast<uint32_t>(n), sc.spec().tile_m);
   in.tile_n = sc.spec().tile_n;
+  in.tile_m = sc.spec().tile_m;
+  if (!t3::splittable(s.shape, in.tile_m, in.tile_n, static_cast<uint32_t>(n))) {
+    in.tile_m = t3::chunk_compatible_tile_m(s.shape.m, static_cast<uint32_t>(n), in.tile_m);
+  }
   in.group_m = sc.spec().group_m;
   for (int g = 0; g < n; ++g) {
     in.ring.push_back(g);
@@ -100,7 +103,8 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   for (int g = 0; g < n; ++g) {
     auto& plan = plans[static_cast<size_t>(g)];
     trackers.push_back(std::make_unique<tracker::Tracker>(
-        sc.sim(), &sc.system().machine_component(g), "tracker", g, capacity, plan.gemm.tiles(),
+        sc.sim(), &sc.system().machine_component(g), "tracker", g, capacity,
+        sc.spec().cus * sc.spec().wgs_per_cu, plan.gemm.tiles(),
         *sc.machine().gpus[static_cast<size_t>(g)].dma, *sc.machine().remote, &control));
     for (const auto& [tile, prog] : plan.programs) trackers.back()->program(tile, prog);
     sc.system().hbm(g).set_update_observer(trackers.back().get());

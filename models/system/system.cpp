@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/hbm/hbm_config.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
 
@@ -32,6 +33,12 @@ System::System(Simulator& sim, const ConfigNode& cfg)
                                " GPUs but \"gpus\" is " + std::to_string(n) + " (make them agree)");
   }
   const ConfigNode hbm_cfg = bound_.node("hbm");
+  const Bytes interleave = bind(hbm::hbm_params(), hbm_cfg).bytes("interleave");
+  if (interleave.count() % spec_.txn.count() != 0) {
+    cfg.fail_key("gpu", "gpu.txn (" + std::to_string(spec_.txn.count()) + " B) must divide " +
+                            "hbm.interleave (" + std::to_string(interleave.count()) +
+                            " B): a transaction must map to one channel");
+  }
   std::vector<common::MemTarget*> targets;
   gpus_.resize(static_cast<size_t>(n));
   for (int g = 0; g < n; ++g) {

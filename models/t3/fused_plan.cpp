@@ -10,9 +10,15 @@ using common::TrafficClass;
 
 struct Layout {
   gpu::GemmPlan proto;
-  std::vector<uint64_t> offset;  // tile-major byte offset of each tile in the output
-  uint32_t rows_per_chunk = 0;
+  std::vector<uint64_t> offset;               // tile-major byte offset of each tile in the output
+  std::vector<std::vector<uint32_t>> chunks;  // tiles of each chunk, in dispatch (grouped) order
 };
+
+// Input elements a chunk of (rm tile rows x cn tile columns) streams from HBM if its A rows and B
+// columns are each read once: the chunk shape that minimises it keeps the GEMM's L2 reuse.
+uint64_t chunk_cost(uint32_t rm, uint32_t cn, const gpu::GemmPlan& p) {
+  return (static_cast<uint64_t>(rm) * p.tile_m + static_cast<uint64_t>(cn) * p.tile_n) * p.shape.k;
+}
 
 Layout make_layout(const FusedInput& in, uint32_t n) {
   Layout l;
@@ -20,28 +26,43 @@ Layout make_layout(const FusedInput& in, uint32_t n) {
   l.proto.elem_bytes = in.elem_bytes;
   l.proto.tile_m = in.tile_m;
   l.proto.tile_n = in.tile_n;
-  const uint32_t tiles = l.proto.tiles();
-  if (l.proto.tiles_m() % n != 0) {
-    throw ConfigError("", "/tokens", "T3 needs whole tile rows per chunk: " +
-                                         std::to_string(l.proto.tiles_m()) + " tile rows over " +
-                                         std::to_string(n) + " GPUs (choose tokens divisible by " +
-                                         std::to_string(n * in.tile_m) + ")");
+  const uint32_t tm = l.proto.tiles_m(), tn = l.proto.tiles_n();
+  // Chunks are r x c blocks of the tile grid (r row blocks, c column blocks, r * c = n).
+  uint32_t best_r = 0;
+  for (uint32_t r = 1; r <= n; ++r) {
+    if (n % r != 0 || tm % r != 0 || tn % (n / r) != 0) continue;
+    if (best_r == 0 || chunk_cost(tm / r, tn / (n / r), l.proto) <
+                           chunk_cost(tm / best_r, tn / (n / best_r), l.proto)) {
+      best_r = r;
+    }
   }
-  l.rows_per_chunk = l.proto.tiles_m() / n;
-  l.offset.resize(tiles);
+  if (best_r == 0) {
+    throw ConfigError("", "/tokens", "T3 cannot split the " + std::to_string(tm) + " x " +
+                                         std::to_string(tn) + " tile grid into " +
+                                         std::to_string(n) + " equal blocks (choose tokens "
+                                         "divisible by " + std::to_string(n * in.tile_m) + ")");
+  }
+  const uint32_t r = best_r, c = n / best_r, rows = tm / r, cols = tn / c;
+  l.chunks.resize(n);
+  for (uint32_t ch = 0; ch < n; ++ch) {
+    const uint32_t r0 = (ch / c) * rows, c0 = (ch % c) * cols;
+    for (uint32_t g = r0; g < r0 + rows; g += in.group_m) {
+      for (uint32_t cc = c0; cc < c0 + cols; ++cc) {
+        for (uint32_t rr = g; rr < std::min(r0 + rows, g + in.group_m); ++rr) {
+          l.chunks[ch].push_back(rr * tn + cc);
+        }
+      }
+    }
+  }
+  l.offset.resize(l.proto.tiles());
   uint64_t off = 0;
-  for (uint32_t t = 0; t < tiles; ++t) {
-    l.offset[t] = off;
-    off += l.proto.tile_bytes(t);
+  for (const auto& chunk : l.chunks) {  // chunk-major layout: each RS chunk is contiguous
+    for (uint32_t t : chunk) {
+      l.offset[t] = off;
+      off += l.proto.tile_bytes(t);
+    }
   }
   return l;
-}
-
-void for_chunk(const Layout& l, uint32_t chunk, auto&& f) {
-  const uint32_t tn = l.proto.tiles_n();
-  for (uint32_t r = chunk * l.rows_per_chunk; r < (chunk + 1) * l.rows_per_chunk; ++r) {
-    for (uint32_t c = 0; c < tn; ++c) f(r * tn + c);
-  }
 }
 
 gpu::GemmPlan base_plan(const FusedInput& in, const Layout& l, size_t pos) {
@@ -53,6 +74,14 @@ gpu::GemmPlan base_plan(const FusedInput& in, const Layout& l, size_t pos) {
 }
 
 }  // namespace
+
+bool splittable(const gpu::GemmShape& shape, uint32_t tile_m, uint32_t tile_n, uint32_t n) {
+  const uint64_t tm = (shape.m + tile_m - 1) / tile_m, tn = (shape.n + tile_n - 1) / tile_n;
+  for (uint32_t r = 1; r <= n; ++r) {
+    if (n % r == 0 && tm % r == 0 && tn % (n / r) == 0) return true;
+  }
+  return false;
+}
 
 uint32_t chunk_compatible_tile_m(uint64_t m, uint32_t n, uint32_t preferred) {
   if (m % n != 0) {
@@ -79,10 +108,9 @@ std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind) {
     const uint32_t prev = (i + n - 1) % n;
     for (uint32_t s = 1; s <= n; ++s) {
       const uint32_t chunk = kind == FusedKind::kRing ? (i + s - 1) % n : (i + s) % n;
-      gpu::append_grouped_order(gp.gemm.order, l.proto.tiles_n(), chunk * l.rows_per_chunk,
-                                (chunk + 1) * l.rows_per_chunk, in.group_m);
       const uint32_t owner = kind == FusedKind::kRing ? (chunk + 1) % n : chunk;
-      for_chunk(l, chunk, [&](uint32_t t) {
+      for (uint32_t t : l.chunks[chunk]) {
+        gp.gemm.order.push_back(t);
         gpu::TileStore st{gp.gpu, in.out_addr[i] + l.offset[t], MemCmd::kUpdate,
                           TrafficClass::kGemmUpdate, t, false};
         tracker::TileProgram prog;
@@ -107,7 +135,7 @@ std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind) {
           gp.programs.emplace_back(t, prog);
         }
         gp.gemm.stores[t] = st;
-      });
+      }
     }
   }
   return out;

@@ -7,7 +7,9 @@
 // entry (threshold 2: local + incoming) fires a DMA UPDATE of the partial sum to position i-1;
 // stage N completes the reduction locally. Direct (paper §7.1): each tile is UPDATEd straight into
 // its chunk owner's memory; the owner's entry expects N updates; each GPU computes its own chunk last.
-// Invariant: chunks are whole tile rows (tiles_m must be a multiple of N).
+// Chunks are equal r x c blocks of the tile grid (r * c = N); the library picks the block shape
+// that minimises the input each chunk streams, so staggering chunk by chunk keeps the GEMM's L2
+// reuse (a row-only split re-reads all of B once per chunk). Each chunk is contiguous in memory.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,9 @@ struct GpuFusedPlan {
 };
 
 std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind);
+
+// True if the tile grid of `shape` with these tiles splits into `n` equal blocks.
+bool splittable(const gpu::GemmShape& shape, uint32_t tile_m, uint32_t tile_n, uint32_t n);
 
 // Largest tile height <= preferred that splits `m` rows into whole tile rows per chunk of `n`
 // chunks (a power-of-two divisor of m / n, at least 16); throws ConfigError if none exists.

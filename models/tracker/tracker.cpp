@@ -13,11 +13,12 @@ Params tracker_params() {
 }
 
 Tracker::Tracker(Simulator& sim, Component* parent, std::string name, int gpu, uint32_t capacity,
-                 uint32_t tiles, gpu::DmaEngines& dma, gpu::RemoteMemory& remote,
+                 uint32_t local_slots, uint32_t tiles, gpu::DmaEngines& dma, gpu::RemoteMemory& remote,
                  TrackerListener* listener)
     : Component(sim, parent, std::move(name)),
       gpu_(gpu),
       capacity_(capacity),
+      local_reserve_(std::max<uint32_t>(1, std::min(local_slots, capacity / 2))),
       dma_(dma),
       remote_(remote),
       listener_(listener),
@@ -58,14 +59,16 @@ bool Tracker::allocate(uint32_t tile, uint32_t limit) {
 }
 
 bool Tracker::admit_local(uint32_t tile) {
-  if (allocate(tile, capacity_)) return true;
+  if (allocate(tile, capacity_)) {
+    remote_.unpark_tile(gpu_, tile);  // early arrivals for this tile may now land
+    return true;
+  }
   local_stalls_.inc();
   return false;
 }
 
 bool Tracker::admit_remote(uint32_t tile) {
-  const uint32_t limit = capacity_ > 1 ? capacity_ - 1 : 0;
-  if (allocate(tile, limit)) return true;
+  if (allocate(tile, capacity_ - local_reserve_)) return true;
   remote_parks_.inc();
   return false;
 }

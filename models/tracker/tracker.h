@@ -4,8 +4,9 @@
 // (e.g. 2 updates: the local GEMM store + the neighbour's partial sum) the entry fires its
 // pre-programmed DMA (or, for a final tile, just completes) and is freed.
 // Allocation (t3sim's choice; the paper gives no policy): the first update or the local WG
-// dispatch allocates; a remote arrival may not take the last free entry, which stays reserved for
-// the local GEMM, so a full table stalls WGs and parks arrivals but cannot deadlock.
+// dispatch allocates; remote arrivals may not take the last `local_reserve` entries (one per
+// concurrent local WG, at most half the table, at least one), so early partial sums cannot starve
+// the local GEMM; a full table stalls WGs and parks arrivals (in arrival order) but cannot deadlock.
 // Contract: every programmed tile triggers exactly once; finish() checks it.
 #pragma once
 
@@ -42,8 +43,9 @@ Params tracker_params();
 
 class Tracker : public Component, public common::UpdateObserver, public gpu::IngressGate {
  public:
+  // `local_slots` = WGs the local GEMM runs at once (CUs x WGs per CU).
   Tracker(Simulator& sim, Component* parent, std::string name, int gpu, uint32_t capacity,
-          uint32_t tiles, gpu::DmaEngines& dma, gpu::RemoteMemory& remote,
+          uint32_t local_slots, uint32_t tiles, gpu::DmaEngines& dma, gpu::RemoteMemory& remote,
           TrackerListener* listener);
   void program(uint32_t tile, const TileProgram& p);
   // Local WG dispatch: true if the tile is untracked or has/gets an entry.
@@ -70,6 +72,7 @@ class Tracker : public Component, public common::UpdateObserver, public gpu::Ing
 
   int gpu_;
   uint32_t capacity_;
+  uint32_t local_reserve_;
   gpu::DmaEngines& dma_;
   gpu::RemoteMemory& remote_;
   TrackerListener* listener_;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -286,30 +287,35 @@ class RefEvent final : public Event {
   int id_;
 };
 
-TEST(EventQueue, MatchesAReferenceModelUnderRandomOperations) {
+// Runs `steps` random operations on `events` events (all scheduled first) and checks every pop
+// against the reference; `spread` is how far ahead events are scheduled.
+void check_against_reference(int events, int steps, uint64_t spread, uint64_t seed) {
   EventQueue q;
-  Rng rng(11, "queue-model");
+  Rng rng(seed, "queue-model");
   std::vector<int> log;
-  constexpr int kEvents = 3000;
   std::vector<std::unique_ptr<RefEvent>> evs;
-  for (int i = 0; i < kEvents; ++i) evs.push_back(std::make_unique<RefEvent>(&log, i));
+  for (int i = 0; i < events; ++i) evs.push_back(std::make_unique<RefEvent>(&log, i));
   using Key = std::tuple<uint64_t, int, uint64_t>;
   std::map<Key, int> ref;
-  std::vector<std::optional<Key>> key_of(kEvents);
+  std::vector<std::optional<Key>> key_of(events);
   uint64_t seq = 0;
   std::vector<int> expected;
   const Priority bands[] = {Priority::kFirst, Priority::kDefault, Priority::kLast};
-  for (int step = 0; step < 200'000; ++step) {
+  auto schedule = [&](int id) {
+    const uint64_t when = q.now().ps() + rng.below(spread);
+    const Priority p = bands[rng.below(3)];
+    if (key_of[id]) ref.erase(*key_of[id]);
+    key_of[id] = Key{when, static_cast<int>(p), seq++};
+    ref[*key_of[id]] = id;
+    q.schedule(*evs[id], Tick::from_ps(when), p);
+  };
+  for (int id = 0; id < events; ++id) schedule(id);
+  for (int step = 0; step < steps; ++step) {
     const uint64_t r = rng.below(100);
-    const int id = static_cast<int>(rng.below(kEvents));
-    if (r < 55) {  // schedule or reschedule
-      const uint64_t when = q.now().ps() + rng.below(50);
-      const Priority p = bands[rng.below(3)];
-      if (key_of[id]) ref.erase(*key_of[id]);
-      key_of[id] = Key{when, static_cast<int>(p), seq++};
-      ref[*key_of[id]] = id;
-      q.schedule(*evs[id], Tick::from_ps(when), p);
-    } else if (r < 70) {
+    const int id = static_cast<int>(rng.below(events));
+    if (r < 50) {  // schedule or reschedule
+      schedule(id);
+    } else if (r < 60) {
       if (key_of[id]) ref.erase(*key_of[id]);
       key_of[id].reset();
       q.deschedule(*evs[id]);
@@ -331,6 +337,50 @@ TEST(EventQueue, MatchesAReferenceModelUnderRandomOperations) {
   }
   EXPECT_FALSE(q.run_one());
   EXPECT_EQ(log, expected);
+}
+
+TEST(EventQueue, MatchesAReferenceModelUnderRandomOperations) {
+  check_against_reference(3000, 200'000, 50, 11);  // many ties, cache-sized heap
+}
+
+TEST(EventQueue, MatchesAReferenceModelWithALargeHeap) {
+  check_against_reference(30'000, 150'000, 1'000'000, 13);  // the out-of-cache sift path
+}
+
+TEST(EventQueue, ManyReschedulesOfPendingEventsKeepTheOrder) {
+  // Far-future reschedules leave stale entries that never reach the top; enough of them trigger
+  // bulk purges (from schedule() and from deschedule()), which must leave a valid heap.
+  EventQueue q;
+  Rng rng(12, "purge");
+  std::vector<int> log;
+  constexpr int kEvents = 600;
+  std::vector<std::unique_ptr<RefEvent>> evs;
+  for (int i = 0; i < kEvents; ++i) evs.push_back(std::make_unique<RefEvent>(&log, i));
+  std::vector<std::pair<uint64_t, int>> final_time;  // (when, id) of the last schedule
+  for (int round = 0; round < 20; ++round) {
+    final_time.clear();
+    for (int i = 0; i < kEvents; ++i) {
+      const uint64_t when = 1'000'000 + rng.below(1'000'000'000);
+      q.schedule(*evs[i], Tick::from_ps(when));
+      final_time.emplace_back(when, i);
+    }
+    ASSERT_EQ(q.pending(), static_cast<size_t>(kEvents));
+  }
+  std::vector<std::pair<uint64_t, int>> kept;
+  for (const auto& [when, id] : final_time) {
+    if (id % 3 == 0) {
+      q.deschedule(*evs[id]);
+    } else {
+      kept.emplace_back(when, id);  // ties: the lower id was scheduled first
+    }
+  }
+  EXPECT_EQ(q.pending(), kept.size());
+  std::sort(kept.begin(), kept.end());
+  std::vector<int> expected;
+  for (const auto& [when, id] : kept) expected.push_back(id);
+  run_all(q);
+  EXPECT_EQ(log, expected);
+  EXPECT_EQ(q.processed(), kept.size());
 }
 
 }  // namespace

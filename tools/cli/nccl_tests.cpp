@@ -26,14 +26,14 @@ namespace {
 
 using collectives::Kind;
 
-struct Op {
+struct TestOp {
   const char* name;
   Kind kind;
   const char* redop;
 };
-constexpr Op kOps[] = {{"all_reduce_perf", Kind::kAllReduce, "sum"},
-                       {"reduce_scatter_perf", Kind::kReduceScatter, "sum"},
-                       {"all_gather_perf", Kind::kAllGather, "none"}};
+constexpr TestOp kOps[] = {{"all_reduce_perf", Kind::kAllReduce, "sum"},
+                           {"reduce_scatter_perf", Kind::kReduceScatter, "sum"},
+                           {"all_gather_perf", Kind::kAllGather, "none"}};
 
 struct Dtype {
   const char* name;
@@ -55,7 +55,8 @@ uint64_t parse_size(const std::string& s, const char* opt) {
   if (suffix.size() > 1) throw UsageError(std::string(opt) + ": bad size suffix '" + suffix + "'");
   if (suffix.size() == 1) {
     const size_t k = units.find(static_cast<char>(std::toupper(suffix[0])));
-    if (k == std::string::npos) throw UsageError(std::string(opt) + ": bad size suffix '" + suffix + "'");
+    if (k == std::string::npos)
+      throw UsageError(std::string(opt) + ": bad size suffix '" + suffix + "'");
     v <<= 10 * (k + 1);
   }
   return v;
@@ -72,7 +73,8 @@ std::map<uint64_t, double> read_measured_busbw(const std::string& path, const En
     if (line.empty() || line[0] == '#') continue;
     if (!header) {
       if (line.rfind("size_bytes,time_us,algbw_gbps,busbw_gbps", 0) != 0) {
-        throw ConfigError(path, "", "--compare: expected header size_bytes,time_us,algbw_gbps,busbw_gbps");
+        throw ConfigError(path, "",
+                          "--compare: expected header size_bytes,time_us,algbw_gbps,busbw_gbps");
       }
       header = true;
       continue;
@@ -117,94 +119,124 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-}  // namespace
-
-int cmd_nccl_tests(const Args& args, const Env& env) {
-  po::options_description desc("t3sim nccl-tests options");
-  std::string test, sys, algo = "auto", exec, proto = "auto", minb = "32M", maxb = "32M";
-  std::string dtype = "float", compare;
-  std::vector<std::string> sets;
-  int gpus = 0;
+struct Options {
+  const TestOp* op = nullptr;
+  const Dtype* type = nullptr;
+  std::string system;
+  uint64_t lo = 0;
+  uint64_t hi = 0;
   double factor = 2;
+  std::string compare;
+  bool verbose = false;
+  std::vector<std::string> sets;
+  collectives::CollectiveSpec base;  // everything but the size
+  int gpus = 0;                      // group size
+};
+
+Options parse(const Args& args, bool& help) {
+  po::options_description desc("t3sim nccl-tests options");
+  std::string test, algo, exec, proto, minb, maxb, dtype;
+  Options o;
   uint32_t channels = 0;
   desc.add_options()("test", po::value(&test)->required(),
                      "all_reduce_perf | reduce_scatter_perf | all_gather_perf")(
-      "system", po::value(&sys)->required(), "system name or path")(
-      "gpus", po::value(&gpus)->default_value(0), "use the first N GPUs (0 = all)")(
+      "system", po::value(&o.system)->required(), "system name or path")(
+      "gpus", po::value(&o.gpus)->default_value(0), "use the first N GPUs (0 = all)")(
       "algo", po::value(&algo)->default_value("auto"), "auto | ring | direct | hierarchical")(
       "executor", po::value(&exec), "cu | dma (default: the system's collectives.executor)")(
       "proto", po::value(&proto)->default_value("auto"), "auto | simple | ll128 | ll")(
       "channels", po::value(&channels)->default_value(0), "channels (0 = the system's)")(
-      "set", po::value(&sets)->composing(), "override: path=value")(
+      "set", po::value(&o.sets)->composing(), "override: path=value")(
       "minbytes,b", po::value(&minb)->default_value("32M"), "smallest size")(
       "maxbytes,e", po::value(&maxb)->default_value("32M"), "largest size")(
-      "stepfactor,f", po::value(&factor)->default_value(2), "size multiplier")(
-      "datatype,d", po::value(&dtype)->default_value("float"), "float | half | bfloat16 | double | int8")(
-      "compare", po::value(&compare), "measured CSV: size_bytes,time_us,algbw_gbps,busbw_gbps")(
-      "verbose,v", po::bool_switch(), "one comment line per size: algorithm, protocol, wall time");
+      "stepfactor,f", po::value(&o.factor)->default_value(2), "size multiplier")(
+      "datatype,d", po::value(&dtype)->default_value("float"),
+      "float | half | bfloat16 | double | int8")(
+      "compare", po::value(&o.compare), "measured CSV: size_bytes,time_us,algbw_gbps,busbw_gbps")(
+      "verbose,v", po::bool_switch(&o.verbose), "a comment line per size: choices, wall time");
   po::positional_options_description pos;
   pos.add("test", 1);
   po::variables_map vm;
-  if (!parse_options(args, desc, vm, &pos,
-                     "t3sim nccl-tests all_reduce_perf --system S [-b 1M -e 1G -f 2] [--compare CSV]")) {
-    return 0;
+  help = !parse_options(args, desc, vm, &pos,
+                        "t3sim nccl-tests all_reduce_perf --system S [-b 1M -e 1G -f 2] "
+                        "[--compare CSV]");
+  if (help) return o;
+  for (const TestOp& t : kOps) o.op = test == t.name ? &t : o.op;
+  if (o.op == nullptr) {
+    throw UsageError("unknown test '" + test +
+                     "' (all_reduce_perf, reduce_scatter_perf, all_gather_perf)");
   }
-  const Op* op = nullptr;
-  for (const Op& o : kOps) op = test == o.name ? &o : op;
-  if (op == nullptr) throw UsageError("unknown test '" + test + "' (all_reduce_perf, reduce_scatter_perf, all_gather_perf)");
-  const Dtype* type = nullptr;
-  for (const Dtype& t : kTypes) type = dtype == t.name ? &t : type;
-  if (type == nullptr) throw UsageError("-d: unknown datatype '" + dtype + "'");
-  const uint64_t lo = parse_size(minb, "-b");
-  const uint64_t hi = parse_size(maxb, "-e");
-  if (lo == 0 || hi < lo || factor <= 1.0) throw UsageError("need 0 < -b <= -e and -f > 1");
-  const ConfigDoc doc = load_system(env, sys, sets);
-  const int total = static_cast<int>(doc.root.at("gpus").get<int64_t>());
-  const int n = gpus == 0 ? total : gpus;
-  if (n < 1 || n > total) throw UsageError("--gpus must be in 1.." + std::to_string(total));
-  collectives::CollectiveSpec base;
-  base.kind = op->kind;
-  base.algo = collectives::parse_algo(algo, "--algo");
-  base.proto = collectives::parse_protocol(proto, "--proto");
-  if (!exec.empty()) base.exec = collectives::parse_executor(exec, "--executor");
-  base.channels = channels;
-  base.elem_bytes = type->bytes;
-  for (int g = 0; g < n; ++g) base.group.push_back(g);
-  const std::map<uint64_t, double> measured =
-      compare.empty() ? std::map<uint64_t, double>{} : read_measured_busbw(compare, env);
-  const uint64_t unit = type->bytes * (op->kind == Kind::kAllReduce ? 1 : static_cast<uint64_t>(n));
-  const double bus = op->kind == Kind::kAllReduce ? 2.0 * (n - 1) / n : 1.0 * (n - 1) / n;
-  std::printf("# t3sim nccl-tests %s: system %s, %d GPUs, minBytes %llu maxBytes %llu step: %g(factor)\n",
-              op->name, sys.c_str(), n, static_cast<unsigned long long>(lo),
-              static_cast<unsigned long long>(hi), factor);
+  for (const Dtype& t : kTypes) o.type = dtype == t.name ? &t : o.type;
+  if (o.type == nullptr) throw UsageError("-d: unknown datatype '" + dtype + "'");
+  o.lo = parse_size(minb, "-b");
+  o.hi = parse_size(maxb, "-e");
+  if (o.lo == 0 || o.hi < o.lo || o.factor <= 1.0) throw UsageError("need 0 < -b <= -e and -f > 1");
+  o.base.kind = o.op->kind;
+  o.base.algo = collectives::parse_algo(algo, "--algo");
+  o.base.proto = collectives::parse_protocol(proto, "--proto");
+  if (!exec.empty()) o.base.exec = collectives::parse_executor(exec, "--executor");
+  o.base.channels = channels;
+  o.base.elem_bytes = o.type->bytes;
+  return o;
+}
+
+void print_header(const Options& o, bool compare) {
+  std::printf(
+      "# t3sim nccl-tests %s: system %s, %d GPUs, minBytes %llu maxBytes %llu step: "
+      "%g(factor)\n",
+      o.op->name, o.system.c_str(), o.gpus, static_cast<unsigned long long>(o.lo),
+      static_cast<unsigned long long>(o.hi), o.factor);
   std::printf("# simulated: one in-place run per size (out-of-place columns); GB/s = 1e9 B/s\n#\n");
   std::printf("#%11s %13s %9s %7s %7s %10s %8s %8s%s\n", "size", "count", "type", "redop", "root",
-              "time", "algbw", "busbw", measured.empty() ? "" : "  meas_busbw   err%");
+              "time", "algbw", "busbw", compare ? "  meas_busbw   err%" : "");
   std::printf("#%11s %13s %9s %7s %7s %10s %8s %8s%s\n", "(B)", "(elements)", "", "", "", "(us)",
-              "(GB/s)", "(GB/s)", measured.empty() ? "" : "      (GB/s)");
+              "(GB/s)", "(GB/s)", compare ? "      (GB/s)" : "");
+}
+
+}  // namespace
+
+int cmd_nccl_tests(const Args& args, const Env& env) {
+  bool help = false;
+  Options o = parse(args, help);
+  if (help) return 0;
+  const ConfigDoc doc = load_system(env, o.system, o.sets);
+  const int total = static_cast<int>(doc.root.at("gpus").get<int64_t>());
+  o.gpus = o.gpus == 0 ? total : o.gpus;
+  if (o.gpus < 1 || o.gpus > total)
+    throw UsageError("--gpus must be in 1.." + std::to_string(total));
+  for (int g = 0; g < o.gpus; ++g) o.base.group.push_back(g);
+  const std::map<uint64_t, double> measured =
+      o.compare.empty() ? std::map<uint64_t, double>{} : read_measured_busbw(o.compare, env);
+  const bool ar = o.op->kind == Kind::kAllReduce;
+  const uint64_t ranks = static_cast<uint64_t>(o.gpus);
+  const uint64_t unit = o.type->bytes * (ar ? 1 : ranks);
+  const double bus = (ar ? 2.0 : 1.0) * (o.gpus - 1) / o.gpus;  // hardware.md §5.5
+  print_header(o, !measured.empty());
   std::vector<double> errors;
   double bus_sum = 0;
   int rows = 0;
-  for (double s = static_cast<double>(lo); s <= static_cast<double>(hi) * (1 + 1e-9); s *= factor) {
+  for (double s = static_cast<double>(o.lo); s <= static_cast<double>(o.hi) * (1 + 1e-9);
+       s *= o.factor) {
     const uint64_t bytes = static_cast<uint64_t>(std::llround(s)) / unit * unit;
     if (bytes == 0) continue;
     const auto t0 = std::chrono::steady_clock::now();
-    const Point p = simulate(doc, base, bytes);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const Point p = simulate(doc, o.base, bytes);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double algbw = static_cast<double>(bytes) / (p.us * 1e3);
-    const double busbw = algbw * bus;
-    bus_sum += busbw;
+    bus_sum += algbw * bus;
     ++rows;
-    const uint64_t count = bytes / type->bytes / (op->kind == Kind::kAllReduce ? 1 : static_cast<uint64_t>(n));
-    std::printf("%12llu %13llu %9s %7s %7d %10.1f %8.2f %8.2f", static_cast<unsigned long long>(bytes),
-                static_cast<unsigned long long>(count), type->name, op->redop, -1, p.us, algbw, busbw);
+    std::printf("%12llu %13llu %9s %7s %7d %10.1f %8.2f %8.2f",
+                static_cast<unsigned long long>(bytes),
+                static_cast<unsigned long long>(bytes / o.type->bytes / (ar ? 1 : ranks)),
+                o.type->name, o.op->redop, -1, p.us, algbw, algbw * bus);
     if (auto it = measured.find(bytes); it != measured.end()) {
-      const double err = 100.0 * (busbw - it->second) / it->second;
+      const double err = 100.0 * (algbw * bus - it->second) / it->second;
       std::printf("  %10.2f %+6.1f", it->second, err);
       if (bytes >= (uint64_t{1} << 20)) errors.push_back(std::fabs(err));
     }
     std::printf("\n");
-    if (vm["verbose"].as<bool>()) std::printf("#   %s, wall %.2f s\n", p.how.c_str(), wall);
+    if (o.verbose) std::printf("#   %s, wall %.2f s\n", p.how.c_str(), wall);
     std::fflush(stdout);
   }
   std::printf("# Avg bus bandwidth    : %g\n", rows > 0 ? bus_sum / rows : 0.0);
@@ -212,8 +244,8 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     if (errors.empty()) {
       std::printf("# Median |busbw error| (sizes >= 1 MiB): n/a (no measured size in range)\n");
     } else {
-      std::printf("# Median |busbw error| (sizes >= 1 MiB): %.1f %% over %zu sizes\n", median(errors),
-                  errors.size());
+      std::printf("# Median |busbw error| (sizes >= 1 MiB): %.1f %% over %zu sizes\n",
+                  median(errors), errors.size());
     }
   }
   return 0;

@@ -4,9 +4,5 @@
 
 namespace t3sim::cli {
 
-int cmd_trace(const Args&, const Env&) { throw UsageError("trace: not built yet"); }
-int cmd_replay(const Args&, const Env&) { throw UsageError("replay: not built yet"); }
-int cmd_validate(const Args&, const Env&) { throw UsageError("validate: not built yet"); }
-int cmd_calibrate(const Args&, const Env&) { throw UsageError("calibrate: not built yet"); }
 
 }  // namespace t3sim::cli

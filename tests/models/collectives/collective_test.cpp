@@ -52,9 +52,13 @@ CollectiveSpec spec(Kind k, uint64_t bytes, Protocol p = Protocol::kSimple, uint
 
 // No launch or per-step costs: what is left is data movement and the fabric/HBM latencies.
 LibraryConfig free_sync() {
-  return library({{"simple_step_latency", "0 ns"}, {"simple_base_latency", "0 ns"},
-                  {"ll_step_latency", "0 ns"},     {"ll_base_latency", "0 ns"},
-                  {"ll128_step_latency", "0 ns"},  {"ll128_base_latency", "0 ns"}});
+  return library({{"link_efficiency", 1.0},
+                  {"simple_step_latency", "0 ns"},
+                  {"simple_base_latency", "0 ns"},
+                  {"ll_step_latency", "0 ns"},
+                  {"ll_base_latency", "0 ns"},
+                  {"ll128_step_latency", "0 ns"},
+                  {"ll128_base_latency", "0 ns"}});
 }
 
 double busbw_ar(uint64_t bytes, int n, double us) {
@@ -94,7 +98,8 @@ TEST(Collective, SmallSizesScaleWithStepsTimesStepLatency) {
   auto with = [&](const char* lat, int gpus) {
     MachineOptions m = mo;
     m.gpus = gpus;
-    return run(m, library({{"ll_step_latency", lat}}), spec(Kind::kAllReduce, S, Protocol::kLL, 2)).us;
+    return run(m, library({{"ll_step_latency", lat}}), spec(Kind::kAllReduce, S, Protocol::kLL, 2))
+        .us;
   };
   // LL: one slice per chunk; each lane runs 2(n-1)+1 ops in a row, each paying the step latency.
   const double d8 = with("3.6 us", 8) - with("0.6 us", 8);
@@ -131,6 +136,29 @@ TEST(Collective, FewerChannelsAreSlowerWhenEachCuIsLatencyBound) {
   wide.cu_window = Bytes::kib(256);
   const double w2 = run(wide, free_sync(), spec(Kind::kAllReduce, S, Protocol::kSimple, 2)).us;
   EXPECT_LT(w2, 0.5 * c2);  // a larger window hides the latency
+}
+
+TEST(Collective, PieceSizeIsAConvergedFidelityKnob) {
+  MachineOptions mo;
+  for (const Protocol p : {Protocol::kSimple, Protocol::kLL128}) {
+    const CollectiveSpec s = spec(Kind::kAllReduce, 64 << 20, p, 8);
+    const double full = run(mo, library({{"piece", "16 KiB"}}), s).us;
+    const double half = run(mo, library({{"piece", "8 KiB"}}), s).us;
+    EXPECT_NEAR(half / full, 1.0, 0.02) << to_string(p);
+  }
+}
+
+TEST(Collective, NcclShrinksTheChannelCountForSmallSizes) {
+  Simulator sim;
+  TestMachine tm(sim, MachineOptions{});
+  const LibraryConfig lib = library({{"channels", 24}});
+  CollectiveSpec s = spec(Kind::kAllReduce, 64 << 10, Protocol::kLL, 0);
+  EXPECT_EQ(Collective(sim, &sim.root(), "a", tm.machine(), lib, s).channels(), 2u);  // 4 KiB x 8
+  s.bytes = 1 << 20;
+  s.proto = Protocol::kSimple;
+  EXPECT_EQ(Collective(sim, &sim.root(), "b", tm.machine(), lib, s).channels(), 24u);
+  s.channels = 3;  // explicit counts are kept
+  EXPECT_EQ(Collective(sim, &sim.root(), "c", tm.machine(), lib, s).channels(), 3u);
 }
 
 TEST(Collective, ResultsAreDeterministic) {

@@ -70,7 +70,7 @@ TEST(CuExecutor, LlDoublesTheWireBytes) {
   TestMachine tm(sim, mo);
   CollectiveSpec s = spec(Kind::kAllGather, 1 << 20, Executor::kCu);
   s.proto = Protocol::kLL;
-  Collective c(sim, &sim.root(), "coll", tm.machine(), library(), s);
+  Collective c(sim, &sim.root(), "coll", tm.machine(), library({{"link_efficiency", 1.0}}), s);
   sim.elaborate();
   c.start(nullptr, 0);
   sim.run();

@@ -22,12 +22,17 @@ TEST(Library, DefaultsFollowNcclGeometry) {
   const ProtocolSpec& ll = c.spec(Protocol::kLL);
   EXPECT_EQ(ll.chunk.count(), 32u * 1024);  // 64 KiB step, half is payload
   EXPECT_EQ(ll.slots, 8u);
-  EXPECT_EQ(ll.wire_bytes(4096), 8192u);
+  EXPECT_EQ(ll.line_bytes(4096), 8192u);  // flags are stored with the data
   EXPECT_FALSE(ll.fenced);
   const ProtocolSpec& l128 = c.spec(Protocol::kLL128);
   EXPECT_EQ(l128.chunk.count() % 4096, 0u);
   EXPECT_NEAR(static_cast<double>(l128.chunk.count()), 614400.0 * 15 / 16, 4096);
-  EXPECT_EQ(l128.wire_bytes(120 * 1024), 128u * 1024);
+  EXPECT_EQ(l128.line_bytes(120 * 1024), 128u * 1024);
+  // Link packet headers add to the wire bytes only.
+  const LibraryConfig half = library({{"link_efficiency", 0.5}});
+  EXPECT_EQ(half.spec(Protocol::kSimple).line_bytes(1000), 1000u);
+  EXPECT_EQ(half.spec(Protocol::kSimple).wire_bytes(1000), 2000u);
+  EXPECT_EQ(half.spec(Protocol::kLL).wire_bytes(1000), 4000u);
 }
 
 TEST(Library, AutoProtocolBySize) {
@@ -44,7 +49,7 @@ TEST(Library, StrictBinding) {
   EXPECT_THROW(library({{"protocol", "fast"}}), ConfigError);
   EXPECT_THROW(library({{"simple_step_latency", 3}}), ConfigError);  // bare number
   EXPECT_THROW(library({{"simple_slice_steps", 3}}), ConfigError);   // does not divide 4
-  EXPECT_THROW(library({{"ll_buffer", "16 KiB"}}), ConfigError);      // < 4 KiB payload per step
+  EXPECT_THROW(library({{"ll_buffer", "16 KiB"}}), ConfigError);     // < 4 KiB payload per step
   const LibraryConfig c = library({{"gpus_per_node", 8}, {"executor", "dma"}});
   EXPECT_EQ(c.node_of(15), 1);
   EXPECT_EQ(c.executor, Executor::kDma);

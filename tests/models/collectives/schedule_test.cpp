@@ -29,7 +29,8 @@ struct Volumes {
 };
 
 Volumes volumes(const Schedule& s, int n) {
-  Volumes v{std::vector<uint64_t>(static_cast<size_t>(n)), std::vector<uint64_t>(static_cast<size_t>(n))};
+  Volumes v{std::vector<uint64_t>(static_cast<size_t>(n)),
+            std::vector<uint64_t>(static_cast<size_t>(n))};
   for (const Lane& l : s.lanes) {
     for (uint32_t i = l.first_op; i < l.first_op + l.num_ops; ++i) {
       const Op& op = s.ops[i];

@@ -36,7 +36,8 @@ Result all_reduce(const std::string& system, uint64_t bytes, Algo algo = Algo::k
   EXPECT_TRUE(c.done());
   Result r;
   r.us = c.elapsed().to_us();
-  for (int g = 0; g < sys.num_gpus(); ++g) r.rs_read += sys.hbm(g).bytes(common::TrafficClass::kRsRead);
+  for (int g = 0; g < sys.num_gpus(); ++g)
+    r.rs_read += sys.hbm(g).bytes(common::TrafficClass::kRsRead);
   r.events = sim.events();
   return r;
 }

@@ -14,16 +14,16 @@ TestMachine::TestMachine(Simulator& sim, const MachineOptions& o) {
                                              o.hbm_latency));
     targets.push_back(hbm_.back().get());
   }
-  remote_ = std::make_unique<gpu::RemoteMemory>(sim, &sim.root(), "remote", *fabric_, targets,
-                                                4096, 256);
+  remote_ =
+      std::make_unique<gpu::RemoteMemory>(sim, &sim.root(), "remote", *fabric_, targets, 4096, 256);
   m_.fabric = fabric_.get();
   m_.remote = remote_.get();
   m_.has_nmc = o.nmc;
   for (int g = 0; g < o.gpus; ++g) {
     dma_reads_.push_back(std::make_unique<gpu::MemStream>(*hbm_[static_cast<size_t>(g)], 4096, 256,
                                                           static_cast<uint16_t>(g)));
-    dma_.push_back(std::make_unique<gpu::DmaEngines>(sim, &sim.root(), "dma" + std::to_string(g),
-                                                     g, spec_.dma, *dma_reads_.back(), *remote_));
+    dma_.push_back(std::make_unique<gpu::DmaEngines>(sim, &sim.root(), "dma" + std::to_string(g), g,
+                                                     spec_.dma, *dma_reads_.back(), *remote_));
     cus_.push_back(std::make_unique<gpu::CuPool>(o.cus));
     alloc_.push_back(std::make_unique<gpu::AddressAllocator>());
     m_.gpus.push_back(gpu::GpuNode{g, &spec_, hbm_.back().get(), dma_.back().get(),

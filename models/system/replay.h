@@ -1,0 +1,82 @@
+// Trace replay: runs a workload trace (models/workload/trace.h) on a system by giving every op a
+// duration from the models and list-scheduling the ops on their in-order streams. Fidelity: each op
+// (or fused GEMM + all-reduce pair) is simulated in isolation on the whole machine; ops that
+// overlap in the schedule do not contend for CUs, HBM or links. Times are per GPU under symmetric
+// TP (every rank runs the same trace). Source: traces/README.md (stream and dependency semantics);
+// the T3 sublayer pattern from t3-paper.md §4.2.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/system/mode.h"
+#include "models/workload/trace.h"
+#include "sim/config.h"
+
+namespace t3sim::system {
+
+struct ReplayOptions {
+  Mode mode = Mode::kSequential;  // how fused GEMM + all-reduce pairs execute
+  uint32_t ar_cus = 16;           // cu-split: CUs given to the all-reduce kernel
+  uint32_t decompose_chunks = 4;  // decomposed: GEMM chunks
+};
+
+struct ReplayOp {
+  std::string id;
+  workload::OpKind kind = workload::OpKind::kFixed;
+  int stream = 0;
+  double start_us = 0;
+  double duration_us = 0;
+  std::string model;       // where the duration came from: "gemm", "fused", "collective", ...
+  std::string fused_with;  // the partner's id in a fused pair, else ""
+  std::optional<double> measured_us;  // copied from the trace, for comparison
+  double end_us() const { return start_us + duration_us; }
+};
+
+struct ReplayResult {
+  std::vector<ReplayOp> ops;  // in trace order
+  double total_us = 0;        // end of the last op
+  Mode mode = Mode::kSequential;
+  std::string system;
+  int gpus = 0;
+  uint64_t simulations = 0;  // distinct simulations run
+  uint64_t memo_hits = 0;    // ops (or pairs) that reused an identical simulation
+  double wall_s = 0;
+};
+
+// Replays `trace` on the system of `system_doc`; `file` labels errors.
+//
+// Contract: durations come from the models:
+//  - gemm: run_piece(kGemm) for its shape; a batched GEMM (batch b > 1) runs as one GEMM of
+//    M x b rows (same FLOPs and output; it shares B across the batch, so it under-counts B's
+//    reads);
+//  - all_reduce / reduce_scatter / all_gather: the ring collective alone (Piece kArCu / kRsCu /
+//    kAgCu) over `bytes`, rounded up to whole 2-byte elements per rank (< 2 x GPUs bytes);
+//  - memory: `bytes` split evenly into reads and writes streamed through GPU 0's HBM with the GPU's
+//    load/store windows (exact up to 1 GiB; larger ops are scaled linearly from a 1 GiB run);
+//  - fixed: its duration_us, exactly.
+// A GEMM whose consumers are one all_reduce of exactly its output (plus ops that wait for that
+// all_reduce anyway) is fused with it: the pair runs as ONE run_sublayer in options.mode. The GEMM
+// is reported from the pair's start for the mode's GEMM time, the all_reduce from the GEMM's end
+// for the exposed rest (so the pair spans the sublayer's total). The pair starts once both ops'
+// other constraints are met (their deps and both streams free), since the fused run occupies
+// compute and communication from its first cycle. Fusion is skipped where it would deadlock.
+// Scheduling: each stream runs its ops in trace order; an op starts at the latest end of its deps
+// and of the previous op on its stream; time 0 is the first start. Identical simulations (kind,
+// shape or bytes, element size, mode) run once per replay.
+// Errors (ConfigError, `file` + pointer): a tp_group or metadata.tp other than the system's GPU
+// count (suggesting --set gpus=N --set fabric.gpus=N or a matching system), and stream orders that
+// deadlock against the deps (op A waits for B which is queued behind A on its stream).
+ReplayResult replay_trace(const ConfigDoc& system_doc, const workload::Trace& trace,
+                          const std::string& file, const ReplayOptions& options = {});
+
+// {"ops": [{"id", "kind", "stream", "start_us", "duration_us", "end_us", "model",
+// "fused_with"?, "measured_us"?}...], "total_us", "mode", "system", "gpus", "simulations",
+// "memo_hits", "wall_s"}.
+nlohmann::ordered_json to_json(const ReplayResult& result);
+
+}  // namespace t3sim::system

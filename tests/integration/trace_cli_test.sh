@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# CLI check of `t3sim trace` and `t3sim replay`: a generated and an imported trace replay with
+# per-op times (text and JSON); bad input (unknown model, bad TP, malformed Kineto file, malformed
+# trace, TP mismatch) exits 2 and leaves no output file behind.
+# Usage: tests/integration/trace_cli_test.sh PATH/TO/t3sim
+set -euo pipefail
+
+T3SIM=${1:?usage: trace_cli_test.sh PATH/TO/t3sim}
+SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+fail() {
+  echo "trace_cli_test: FAIL: $*" >&2
+  exit 1
+}
+
+# expect_exit2 OUTPUT_FILE COMMAND...: the command exits 2 and OUTPUT_FILE does not exist.
+expect_exit2() {
+  local out=$1
+  shift
+  local rc=0
+  "$@" >/dev/null 2>"$WORK/err" || rc=$?
+  [[ $rc -eq 2 ]] || fail "exit $rc (want 2): $*"
+  [[ ! -e $out ]] || fail "partial output $out left by: $*"
+  compgen -G "$out.tmp.*" >/dev/null && fail "temp file left by: $*"
+  return 0
+}
+
+"$T3SIM" trace gen --model mega-gpt2 --tp 8 --tokens 1024 -o "$WORK/layer.json" >/dev/null
+"$T3SIM" replay "$WORK/layer.json" --system t3-ring-8 --mode t3-mca >"$WORK/table.txt"
+grep -q '^L0.fwd.fc2.all_reduce .*fused' "$WORK/table.txt" || fail "no fused fc2 pair in the table"
+grep -q '^total ' "$WORK/table.txt" || fail "no total line"
+
+"$T3SIM" trace import-kineto "$SRC_DIR/traces/samples/kineto_tp_sublayer.json" \
+  -o "$WORK/kineto.json" >/dev/null
+"$T3SIM" replay "$WORK/kineto.json" --system t3-ring-8 --mode sequential --json >"$WORK/k.json"
+python3 - "$WORK/k.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["ops"]) == 3 and r["mode"] == "sequential" and r["system"] == "t3-ring-8", r
+assert abs(r["ops"][2]["duration_us"] - 71.8) < 1e-9 and r["total_us"] > 0, r
+PY
+
+expect_exit2 "$WORK/bad1.json" "$T3SIM" trace gen --model no-such-model --tp 8 -o "$WORK/bad1.json"
+expect_exit2 "$WORK/bad2.json" "$T3SIM" trace gen --model mega-gpt2 --tp 7 -o "$WORK/bad2.json"
+echo '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1}]}' >"$WORK/badk.json"
+expect_exit2 "$WORK/bad3.json" "$T3SIM" trace import-kineto "$WORK/badk.json" -o "$WORK/bad3.json"
+echo '{"version": 1, "ops": [{"id": "a", "kind": "gemm", "stream": 0}]}' >"$WORK/badtrace.json"
+expect_exit2 "$WORK/none" "$T3SIM" replay "$WORK/badtrace.json" --system t3-ring-8 --mode t3
+grep -q '/ops/0' "$WORK/err" || fail "malformed trace error names no op pointer: $(cat "$WORK/err")"
+expect_exit2 "$WORK/none" "$T3SIM" replay "$WORK/layer.json" --system t3-ring-16 --mode t3
+grep -q -- '--set gpus=8' "$WORK/err" || fail "TP mismatch does not suggest --set gpus=8"
+
+echo "trace_cli_test: OK"

@@ -1,0 +1,82 @@
+// `t3sim trace gen`: one transformer layer of a model zoo entry as a trace (layer_generator.h);
+// `t3sim trace import-kineto`: a PyTorch profiler trace converted to a t3sim trace. The output is
+// written atomically, so bad input (a ConfigError, exit 2) never leaves a partial file behind.
+#include <iostream>
+
+#include "cli/common.h"
+#include "models/workload/kineto_import.h"
+#include "models/workload/layer_generator.h"
+#include "models/workload/strict_json.h"
+#include "sim/errors.h"
+
+namespace t3sim::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "t3sim trace gen --model M --tp N [--tokens T] [--pass fwd|bwd|both] [--sequence-parallel] "
+    "-o FILE\n       t3sim trace import-kineto PROFILE.json -o FILE";
+
+int trace_gen(const Args& args, const Env& env) {
+  po::options_description desc("t3sim trace gen options");
+  std::string model, pass, out;
+  int tp = 0;
+  int64_t tokens = 0;
+  desc.add_options()("model", po::value(&model)->required(), "model name (configs/models/)")(
+      "tp", po::value(&tp)->required(), "TP degree")("tokens", po::value(&tokens)->default_value(0),
+                                                     "tokens T (default: seq_len x micro_batch)")(
+      "pass", po::value(&pass)->default_value("both"), "fwd | bwd | both")(
+      "sequence-parallel", po::bool_switch(), "reduce-scatter + all-gather instead of all-reduce")(
+      "output,o", po::value(&out)->required(), "trace file to write");
+  po::variables_map vm;
+  if (!parse_options(args, desc, vm, nullptr, kUsage)) return 0;
+  const auto passes = workload::parse_pass_selection(pass);
+  if (!passes) throw UsageError("--pass must be fwd, bwd or both (got '" + pass + "')");
+  if (tokens < 0) throw UsageError("--tokens must be positive");
+  workload::LayerOptions options;
+  options.tp = tp;
+  options.tokens = tokens;
+  options.passes = *passes;
+  options.sequence_parallel = vm["sequence-parallel"].as<bool>();
+  const auto spec = workload::load_model_by_name(model, env.configs_dir / "models");
+  const workload::Trace trace = workload::generate_layer(spec, options);
+  workload::write_trace(trace, out);
+  std::cout << "wrote " << out << ": " << trace.ops.size() << " ops (" << model << ", tp " << tp
+            << ")\n";
+  return 0;
+}
+
+int trace_import_kineto(const Args& args) {
+  po::options_description desc("t3sim trace import-kineto options");
+  std::string in, out;
+  bool no_infer = false;
+  desc.add_options()("profile", po::value(&in)->required(), "PyTorch profiler (Kineto) JSON")(
+      "output,o", po::value(&out)->required(), "trace file to write")(
+      "no-cross-stream-deps", po::bool_switch(&no_infer),
+      "do not infer cross-stream waits from timestamps");
+  po::positional_options_description positional;
+  positional.add("profile", 1);
+  po::variables_map vm;
+  if (!parse_options(args, desc, vm, &positional, kUsage)) return 0;
+  workload::KinetoImportOptions options;
+  options.infer_cross_stream_deps = !no_infer;
+  const workload::Trace trace = workload::import_kineto(workload::read_json_file(in), in, options);
+  workload::write_trace(trace, out);
+  std::cout << "wrote " << out << ": " << trace.ops.size() << " ops imported from " << in << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int cmd_trace(const Args& args, const Env& env) {
+  if (args.empty()) throw UsageError(std::string("missing subcommand; usage: ") + kUsage);
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::cout << "usage: " << kUsage << "\n";
+    return 0;
+  }
+  const Args rest(args.begin() + 1, args.end());
+  if (args[0] == "gen") return trace_gen(rest, env);
+  if (args[0] == "import-kineto") return trace_import_kineto(rest);
+  throw UsageError("unknown subcommand '" + args[0] + "' (expected gen or import-kineto)");
+}
+
+}  // namespace t3sim::cli

@@ -1,0 +1,399 @@
+#include "cli/validation_sets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "cli/parallel.h"
+#include "models/collectives/collective.h"
+#include "models/fabric/fabric.h"
+#include "models/system/scenario.h"
+#include "sim/errors.h"
+
+namespace t3sim::cli::validation {
+namespace {
+
+// A CSV file: '#' comment lines and blank lines skipped; the first other line is the header.
+struct Csv {
+  std::string file;
+  std::string header;
+  struct Row {
+    int line = 0;
+    std::vector<std::string> fields;
+  };
+  std::vector<Row> rows;
+
+  [[noreturn]] void fail(int line, const std::string& message) const {
+    throw ConfigError(file, "line " + std::to_string(line), message);
+  }
+};
+
+Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& headers) {
+  Csv csv;
+  csv.file = path.string();
+  std::ifstream in(path);
+  if (!in) throw ConfigError(csv.file, "", "cannot open the CSV file");
+  std::string text;
+  int line = 0;
+  size_t columns = 0;
+  while (std::getline(in, text)) {
+    ++line;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (text.empty() || text[0] == '#') continue;
+    if (csv.header.empty()) {
+      if (std::find(headers.begin(), headers.end(), text) == headers.end()) {
+        std::string want;
+        for (const auto& h : headers) want += (want.empty() ? "'" : " or '") + h + "'";
+        csv.fail(line, "unknown header '" + text + "' (expected " + want + ")");
+      }
+      csv.header = text;
+      columns = static_cast<size_t>(std::count(text.begin(), text.end(), ',')) + 1;
+      continue;
+    }
+    Csv::Row row;
+    row.line = line;
+    std::stringstream ss(text);
+    std::string field;
+    while (std::getline(ss, field, ',')) row.fields.push_back(field);
+    if (text.back() == ',') row.fields.emplace_back();
+    if (row.fields.size() != columns) {
+      csv.fail(line, "expected " + std::to_string(columns) + " fields, got " +
+                         std::to_string(row.fields.size()));
+    }
+    csv.rows.push_back(std::move(row));
+  }
+  if (csv.header.empty()) csv.fail(line, "no header line");
+  return csv;
+}
+
+uint64_t to_u64(const Csv& csv, const Csv::Row& row, size_t col, const char* what) {
+  const std::string& s = row.fields[col];
+  const bool digits = !s.empty() && s.size() <= 19 &&
+                      std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits) csv.fail(row.line, std::string(what) + " '" + s + "' is not a non-negative integer");
+  return std::stoull(s);
+}
+
+uint64_t to_dim(const Csv& csv, const Csv::Row& row, size_t col, const char* what) {
+  const uint64_t v = to_u64(csv, row, col, what);
+  if (v == 0 || v > (uint64_t{1} << 22)) {
+    csv.fail(row.line, std::string(what) + " " + std::to_string(v) + " is outside 1..4194304");
+  }
+  return v;
+}
+
+double to_real(const Csv& csv, const Csv::Row& row, size_t col, const char* what) {
+  const std::string& s = row.fields[col];
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(v) || v < 0) {
+    csv.fail(row.line, std::string(what) + " '" + s + "' is not a non-negative number");
+  }
+  return v;
+}
+
+class Counter : public gpu::AccessDone {
+ public:
+  explicit Counter(system::Scenario& sc) : sc_(sc) {}
+  void access_done(uint64_t) override { last = sc_.sim().now(); }
+  Tick last{};
+
+ private:
+  system::Scenario& sc_;
+};
+
+}  // namespace
+
+std::vector<GemmPoint> load_gemm_csv(const std::filesystem::path& file) {
+  const std::string xla = "b,m,n,k,bf16_tflops,fp32_tflops";
+  const Csv csv = read_csv(file, {xla, "dtype,m,n,k,median_us,tflops"});
+  std::vector<GemmPoint> out;
+  for (const auto& r : csv.rows) {
+    GemmPoint p;
+    p.line = r.line;
+    if (csv.header == xla) {
+      p.batch = to_dim(csv, r, 0, "b");
+      p.tflops = to_real(csv, r, 4, "bf16_tflops");
+    } else {
+      p.dtype = r.fields[0];
+      if (p.dtype != "bf16" && p.dtype != "fp16")
+        csv.fail(r.line, "dtype '" + p.dtype + "' is not bf16 or fp16");
+      p.tflops = to_real(csv, r, 5, "tflops");
+    }
+    p.m = to_dim(csv, r, 1, "m");
+    p.n = to_dim(csv, r, 2, "n");
+    p.k = to_dim(csv, r, 3, "k");
+    if (p.m * p.batch > (uint64_t{1} << 22)) csv.fail(r.line, "b x m exceeds 4194304");
+    if (p.tflops <= 0) csv.fail(r.line, "measured TFLOP/s must be > 0");
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<MamfPoint> load_mamf_csv(const std::filesystem::path& file) {
+  const Csv csv = read_csv(
+      file, {"accelerator,mamf_tflops,spec_tflops,efficiency_pct,best_m,best_n,best_k,torch"});
+  std::vector<MamfPoint> out;
+  for (const auto& r : csv.rows) {
+    MamfPoint p;
+    p.line = r.line;
+    p.accelerator = r.fields[0];
+    p.tflops = to_real(csv, r, 1, "mamf_tflops");
+    p.spec_tflops = to_real(csv, r, 2, "spec_tflops");
+    p.m = to_dim(csv, r, 4, "best_m");
+    p.n = to_dim(csv, r, 5, "best_n");
+    p.k = to_dim(csv, r, 6, "best_k");
+    if (p.accelerator.empty() || p.tflops <= 0)
+      csv.fail(r.line, "needs an accelerator and TFLOP/s > 0");
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<CollectivePoint> load_collective_csv(const std::filesystem::path& file) {
+  const Csv csv = read_csv(file, {"size_bytes,time_us,algbw_gbps,busbw_gbps"});
+  std::vector<CollectivePoint> out;
+  for (const auto& r : csv.rows) {
+    CollectivePoint p;
+    p.line = r.line;
+    p.size_bytes = to_u64(csv, r, 0, "size_bytes");
+    p.time_us = to_real(csv, r, 1, "time_us");
+    p.algbw_gbps = to_real(csv, r, 2, "algbw_gbps");
+    p.busbw_gbps = to_real(csv, r, 3, "busbw_gbps");
+    if (p.size_bytes == 0 || p.time_us <= 0) csv.fail(r.line, "size_bytes and time_us must be > 0");
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file) {
+  const Csv csv = read_csv(file, {"pattern,bytes,median_us,gbps"});
+  std::vector<HbmPoint> out;
+  for (const auto& r : csv.rows) {
+    HbmPoint p;
+    p.line = r.line;
+    p.pattern = r.fields[0];
+    if (p.pattern != "read" && p.pattern != "write" && p.pattern != "copy" && p.pattern != "rmw") {
+      csv.fail(r.line, "pattern '" + p.pattern + "' is not read, write, copy or rmw");
+    }
+    p.bytes = to_u64(csv, r, 1, "bytes");
+    p.median_us = to_real(csv, r, 2, "median_us");
+    p.gbps = to_real(csv, r, 3, "gbps");
+    if (p.bytes == 0 || p.bytes > (uint64_t{64} << 30) || p.gbps <= 0) {
+      csv.fail(r.line, "bytes must be in 1 B..64 GiB and gbps > 0");
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k) {
+  system::Scenario sc(system, 1, nullptr);
+  const gpu::GemmShape shape{m, n, k};
+  sc.allocate(shape, 2);
+  auto& kern = sc.launch_local_gemm(0, shape, 2, sc.spec().cus, nullptr);
+  sc.run();
+  const double t_us = (kern.done() - kern.start()).to_us();
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) /
+         (t_us * 1e6);
+}
+
+double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_t bytes) {
+  using common::MemCmd;
+  std::vector<MemCmd> cmds;
+  if (pattern == "read")
+    cmds = {MemCmd::kRead};
+  else if (pattern == "write")
+    cmds = {MemCmd::kWrite};
+  else if (pattern == "copy")
+    cmds = {MemCmd::kRead, MemCmd::kWrite};
+  else if (pattern == "rmw")
+    cmds = {MemCmd::kRead, MemCmd::kRead, MemCmd::kWrite};
+  else
+    throw UsageError("HBM pattern must be read, write, copy or rmw (got '" + pattern + "')");
+  system::Scenario sc(system, 1, nullptr);
+  Counter counter(sc);
+  std::vector<std::unique_ptr<gpu::MemStream>> streams;
+  const auto txn = static_cast<uint32_t>(sc.spec().txn.count());
+  for (const MemCmd cmd : cmds) {
+    streams.push_back(std::make_unique<gpu::MemStream>(sc.system().hbm(0), txn, 4096, 0));
+    gpu::Access a;
+    a.addr = sc.machine().gpus[0].alloc->allocate(bytes);
+    a.bytes = bytes;
+    a.cmd = cmd;
+    a.done = &counter;
+    streams.back()->submit(a);
+  }
+  sc.run();
+  const double moved = static_cast<double>(bytes) * static_cast<double>(cmds.size());
+  return moved / (counter.last - Tick{}).to_s() / 1e9;
+}
+
+double sim_allreduce_busbw(const ConfigDoc& system, uint64_t bytes) {
+  Simulator sim;
+  system::System sys(sim, ConfigNode::root(system));
+  const auto per_node = sys.fabric().resolved_config().value("gpus_per_node", 0);
+  const collectives::LibraryConfig lib =
+      collectives::bind_library(sys.collectives_config(), static_cast<uint32_t>(per_node));
+  collectives::CollectiveSpec spec;
+  spec.kind = collectives::Kind::kAllReduce;
+  spec.bytes = bytes;
+  spec.elem_bytes = 4;
+  const int n = sys.num_gpus();
+  for (int g = 0; g < n; ++g) spec.group.push_back(g);
+  collectives::Collective c(sim, &sys, "validate", sys.machine(), lib, spec);
+  sim.elaborate();
+  c.start(nullptr, 0);
+  sim.run();
+  sim.finish();
+  if (!c.done()) throw ModelError(c.path(), "all-reduce did not complete");
+  const double algbw = static_cast<double>(bytes) / (c.elapsed().to_us() * 1e3);
+  return algbw * 2.0 * (n - 1) / n;
+}
+
+std::vector<double> gemm_errors(const ConfigDoc& system, const std::vector<GemmPoint>& points,
+                                unsigned threads) {
+  std::vector<double> err(points.size());
+  run_parallel(points.size(), threads, [&](size_t i) {
+    const GemmPoint& p = points[i];
+    err[i] = pct_error(sim_gemm_tflops(system, p.m * p.batch, p.n, p.k), p.tflops);
+  });
+  return err;
+}
+
+std::vector<double> hbm_errors(const ConfigDoc& system, const std::vector<HbmPoint>& points,
+                               unsigned threads) {
+  std::vector<double> err(points.size());
+  run_parallel(points.size(), threads, [&](size_t i) {
+    err[i] = pct_error(sim_hbm_gbps(system, points[i].pattern, points[i].bytes), points[i].gbps);
+  });
+  return err;
+}
+
+double pct_error(double simulated, double measured) {
+  if (!(measured > 0)) throw ModelError("validation", "measured value must be > 0 for a % error");
+  return 100.0 * (simulated - measured) / measured;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+ErrorStats error_stats(const std::vector<double>& pct_errors) {
+  ErrorStats s;
+  s.points = pct_errors.size();
+  std::vector<double> abs;
+  for (const double e : pct_errors) abs.push_back(std::fabs(e));
+  s.median_abs_pct = median(abs);
+  s.max_abs_pct = abs.empty() ? 0 : *std::max_element(abs.begin(), abs.end());
+  return s;
+}
+
+FitResult fit_scalar(double start, const FitOptions& o,
+                     const std::function<std::vector<double>(double)>& errors_at) {
+  if (!(o.lo < o.hi) || !(o.grid_step > 0) || !(o.resolution > 0)) {
+    throw UsageError("fit: need lo < hi, grid_step > 0 and resolution > 0");
+  }
+  FitResult r;
+  r.start = start;
+  const double inv = std::round(1.0 / o.resolution);
+  const auto snap = [inv](double v) { return std::round(v * inv) / inv; };
+  std::map<double, std::vector<double>> seen;
+  const auto cost = [&](double v) {
+    auto it = seen.find(v);
+    if (it == seen.end()) {
+      it = seen.emplace(v, errors_at(v)).first;
+      ++r.evaluations;
+    }
+    return error_stats(it->second).median_abs_pct;
+  };
+  double best = snap(o.lo), best_cost = cost(best);
+  const auto steps = static_cast<long>(std::floor((o.hi - o.lo) / o.grid_step + 1e-9));
+  for (long i = 1; i <= steps; ++i) {
+    const double v = snap(o.lo + static_cast<double>(i) * o.grid_step);
+    if (const double c = cost(v); c < best_cost) best = v, best_cost = c;
+  }
+  // Golden-section refinement inside one grid step either side of the best grid point.
+  const double phi = (std::sqrt(5.0) - 1.0) / 2.0;
+  double a = std::max(o.lo, best - o.grid_step), b = std::min(o.hi, best + o.grid_step);
+  double c = b - phi * (b - a), d = a + phi * (b - a);
+  double fc = cost(snap(c)), fd = cost(snap(d));
+  for (int i = 0; i < o.golden_iterations; ++i) {
+    if (fc <= fd) {
+      b = d, d = c, fd = fc, c = b - phi * (b - a), fc = cost(snap(c));
+    } else {
+      a = c, c = d, fc = fd, d = a + phi * (b - a), fd = cost(snap(d));
+    }
+  }
+  for (const double v : {snap(c), snap(d)}) {
+    if (const double cv = cost(v); cv < best_cost) best = v, best_cost = cv;
+  }
+  r.value = best;
+  r.errors_after = seen.at(best);
+  r.errors_before = errors_at(start);
+  r.before = error_stats(r.errors_before);
+  r.after = error_stats(r.errors_after);
+  return r;
+}
+
+ConfigDoc with_value(ConfigDoc doc, const std::string& key, double value) {
+  std::ostringstream os;
+  os.precision(17);
+  os << key << "=" << value;
+  apply_override(doc, os.str());
+  return doc;
+}
+
+ToleranceFile load_tolerances(const std::filesystem::path& file) {
+  const ConfigDoc doc = load_config(file);
+  const ConfigNode root = ConfigNode::root(doc);
+  ToleranceFile out;
+  const ConfigNode exps = root.child("experiments");
+  for (const auto& [name, v] : exps.json().items()) {
+    if (is_annotation_key(name)) continue;
+    const ConfigNode e = exps.child(name);
+    const ConfigNode med = e.child("median_abs_pct");
+    if (!med.json().is_number() || med.json().get<double>() <= 0) med.fail("must be a number > 0");
+    const ConfigNode src = e.child("source");
+    if (!src.json().is_string() || src.json().get<std::string>().empty()) {
+      src.fail("must cite where the tolerance comes from");
+    }
+    out.experiments[name] = Tolerance{med.json().get<double>(), src.json().get<std::string>()};
+  }
+  if (root.has("machine_systems")) {
+    for (const auto& [machine, v] : root.child("machine_systems").json().items()) {
+      if (is_annotation_key(machine)) continue;
+      if (!v.is_string()) root.child("machine_systems").fail_key(machine, "must be a system name");
+      out.machine_systems[machine] = v.get<std::string>();
+    }
+  }
+  return out;
+}
+
+std::filesystem::path find_input(const Env& env, const std::string& path) {
+  if (std::filesystem::exists(path)) return path;
+  if (std::filesystem::exists(env.source_dir / path)) return env.source_dir / path;
+  throw ConfigError(path, "", "no such file (also looked under " + env.source_dir.string() + ")");
+}
+
+std::string display_path(const Env& env, const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto abs = std::filesystem::weakly_canonical(path, ec);
+  const auto root = std::filesystem::weakly_canonical(env.source_dir, ec);
+  const auto rel = abs.lexically_relative(root);
+  if (!ec && !rel.empty() && *rel.begin() != "..") return rel.generic_string();
+  return path.generic_string();
+}
+
+}  // namespace t3sim::cli::validation

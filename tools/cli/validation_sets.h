@@ -1,0 +1,128 @@
+// Validation sets: the stored measurements under validation/ (the published calibration set of
+// measurements.md and GPU-measured data) as typed rows; the simulator run per row through the code
+// paths of `t3sim gemm`, `t3sim membw` and `t3sim nccl-tests`; error statistics and the
+// deterministic one-parameter fit shared by `t3sim validate` and `t3sim calibrate`.
+// Errors are signed percentages 100 (simulated - measured) / measured; statistics use |error|.
+// Contract: every loader throws ConfigError "FILE: line N: message" (one line) for an unreadable
+// file, an unknown header or a malformed row; every sim_* call builds its own Simulator and
+// System, so calls may run on parallel threads.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "sim/config.h"
+
+namespace t3sim::cli::validation {
+
+struct GemmPoint {
+  int line = 0;
+  std::string dtype = "bf16";  // bf16 | fp16
+  uint64_t batch = 1;          // batched rows run as one (M x batch) x N x K GEMM
+  uint64_t m = 0, n = 0, k = 0;
+  double tflops = 0;  // measured
+};
+// Header `b,m,n,k,bf16_tflops,fp32_tflops` (XLA table; the BF16 column is used; t3sim models no
+// FP32 GEMM) or `dtype,m,n,k,median_us,tflops` (validation/cuda gemm_bench).
+std::vector<GemmPoint> load_gemm_csv(const std::filesystem::path& file);
+
+struct MamfPoint {
+  int line = 0;
+  std::string accelerator;
+  double tflops = 0;
+  double spec_tflops = 0;
+  uint64_t m = 0, n = 0, k = 0;  // best shape
+};
+// Header `accelerator,mamf_tflops,spec_tflops,efficiency_pct,best_m,best_n,best_k,torch`.
+std::vector<MamfPoint> load_mamf_csv(const std::filesystem::path& file);
+
+struct CollectivePoint {
+  int line = 0;
+  uint64_t size_bytes = 0;
+  double time_us = 0;
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+};
+// Header `size_bytes,time_us,algbw_gbps,busbw_gbps`.
+std::vector<CollectivePoint> load_collective_csv(const std::filesystem::path& file);
+
+struct HbmPoint {
+  int line = 0;
+  std::string pattern;  // read | write | copy | rmw
+  uint64_t bytes = 0;   // size of each array
+  double median_us = 0;
+  double gbps = 0;  // bytes moved (read 1x, write 1x, copy 2x, rmw 3x) / time
+};
+// Header `pattern,bytes,median_us,gbps` (validation/cuda hbm_bench).
+std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file);
+
+// TFLOP/s of one M x N x K GEMM (2 B elements) on GPU 0 of `system`, timed like `t3sim gemm`:
+// from the first dispatch to the last tile store (the launch overhead precedes the start).
+double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k);
+// HBM bandwidth of GPU 0 for an hbm_bench pattern on arrays of `bytes`, counted as hbm_bench does.
+double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_t bytes);
+// nccl-tests busbw (GB/s) of a float all-reduce of `bytes` over every GPU of `system`.
+double sim_allreduce_busbw(const ConfigDoc& system, uint64_t bytes);
+
+// Signed % errors of every point, simulated on `threads` threads (results ordered as `points`).
+std::vector<double> gemm_errors(const ConfigDoc& system, const std::vector<GemmPoint>& points,
+                                unsigned threads);
+std::vector<double> hbm_errors(const ConfigDoc& system, const std::vector<HbmPoint>& points,
+                               unsigned threads);
+
+double pct_error(double simulated, double measured);  // measured must be > 0
+double median(std::vector<double> values);            // of an empty vector: 0
+struct ErrorStats {
+  size_t points = 0;
+  double median_abs_pct = 0;
+  double max_abs_pct = 0;
+};
+ErrorStats error_stats(const std::vector<double>& pct_errors);
+
+// Deterministic fit of one scalar parameter: minimises the median |% error| returned by
+// `errors_at(value)` over [lo, hi] by a grid (step `grid_step`), then a golden-section refinement
+// within one grid step of the best grid point; the result is rounded to `resolution`.
+struct FitOptions {
+  double lo = 0.30;
+  double hi = 1.00;
+  double grid_step = 0.01;
+  int golden_iterations = 12;
+  double resolution = 0.001;
+};
+struct FitResult {
+  double start = 0;
+  double value = 0;
+  std::vector<double> errors_before;  // at `start`
+  std::vector<double> errors_after;   // at `value`
+  ErrorStats before;
+  ErrorStats after;
+  int evaluations = 0;
+};
+FitResult fit_scalar(double start, const FitOptions& opts,
+                     const std::function<std::vector<double>(double)>& errors_at);
+
+// `doc` with one leaf replaced ("gpu.efficiency", "hbm.efficiency"); the key must exist.
+ConfigDoc with_value(ConfigDoc doc, const std::string& key, double value);
+
+struct Tolerance {
+  double median_abs_pct = 0;
+  std::string source;
+};
+struct ToleranceFile {
+  std::map<std::string, Tolerance> experiments;
+  std::map<std::string, std::string> machine_systems;  // validation/data/<machine> -> system
+};
+// validation/tolerances.json; ConfigError for a missing key or a non-positive tolerance.
+ToleranceFile load_tolerances(const std::filesystem::path& file);
+
+// An input path as given if it exists, else relative to the repository (env.source_dir).
+std::filesystem::path find_input(const Env& env, const std::string& path);
+// `path` relative to the repository when inside it (stable across checkouts), else as given.
+std::string display_path(const Env& env, const std::filesystem::path& path);
+
+}  // namespace t3sim::cli::validation
