@@ -144,7 +144,8 @@ Params library_params() {
   for (const auto& d : kProtos) declare_protocol(p, d);
   p.optional("link_efficiency", ParamKind::kReal, 0.82,
              "fraction of a GPU link's raw rate left for protocol bytes after packet headers and "
-             "flow control (default: NVLink's ~20% overhead, hardware.md §1)")
+             "flow control, intra-node hops only (network hops: the fabric's nic.efficiency); "
+             "default: NVLink's ~20% overhead, hardware.md §1")
       .range(0.01, 1.0);
   p.optional("ll_max", ParamKind::kBytes, "512 KiB", "auto protocol: LL for sizes up to this");
   p.optional("ll128_max", ParamKind::kBytes, "8 MiB",

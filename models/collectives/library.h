@@ -1,11 +1,10 @@
-// The collective library's settings (the system config's "collectives" object): channel count,
-// algorithm, protocol and executor defaults, NCCL's buffer geometry per protocol (buffer bytes,
-// NCCL_STEPS slots, chunk and slice steps), per-protocol costs (launch latency, per-slice
-// flag/fence latency, payload efficiency on the wire) and the size thresholds of protocol
-// auto-selection. Fidelity: NCCL's structure (hardware.md §5.2-5.4), not its cost formula; values
-// and their sources live in the system configs. Invariants after bind_library(): chunk =
-// chunk_steps x step payload, slices_per_chunk >= 1, slots per connection >= 1, efficiencies in (0,
-// 1].
+// The collective library's settings (a system config's "collectives" object): channels,
+// algorithm/protocol/executor defaults, NCCL's per-protocol geometry (buffer, NCCL_STEPS slots,
+// chunk and slice steps, per-channel thresholds), per-protocol costs (launch and per-slice
+// flag/fence latency, payload fraction on the wire), GPU-link efficiency and auto thresholds.
+// Fidelity: NCCL's structure (hardware.md §5.2-5.4), not its cost formula. Defaults: NCCL constants
+// and costs fitted to the 8x A100 sweep (library.cpp); systems may override any key. Invariants
+// after bind_library(): chunk = chunk_steps x step payload, slots >= 1, efficiencies in (0, 1].
 #pragma once
 
 #include <array>

@@ -6,10 +6,16 @@
 namespace t3sim::system {
 namespace {
 
+collectives::LibraryConfig library(Scenario& sc) {
+  const auto& f = sc.system().fabric().resolved_config();
+  const auto gpn = f.contains("gpus_per_node") ? f["gpus_per_node"].get<uint32_t>() : 0u;
+  return collectives::bind_library(sc.system().collectives_config(), gpn);
+}
+
 class Run final : public CollectiveRun, public collectives::CollectiveDone {
  public:
   Run(Scenario& sc, collectives::CollectiveSpec spec, std::function<void()> then, int serial)
-      : lib_(collectives::bind_library(sc.system().collectives_config())),
+      : lib_(library(sc)),
         coll_(sc.sim(), &sc.system(), "coll" + std::to_string(serial), sc.machine(), lib_,
               std::move(spec)),
         then_(std::move(then)) {
@@ -30,7 +36,7 @@ class Run final : public CollectiveRun, public collectives::CollectiveDone {
 }  // namespace
 
 uint32_t default_channels(Scenario& sc) {
-  return collectives::bind_library(sc.system().collectives_config()).channels;
+  return library(sc).channels;
 }
 
 std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollExec exec,

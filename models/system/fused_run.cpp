@@ -62,9 +62,6 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
                          const RunOptions& o, TraceWriter* tracer) {
   SublayerResult r;
   Scenario sc(doc, s.seed, tracer);
-  if (!sc.machine().has_nmc) {
-    throw ConfigError(doc.file, "/nmc", "T3 modes need near-memory UPDATE support (set nmc: true)");
-  }
   sc.allocate(s.shape, s.elem_bytes);
   const int n = sc.gpus();
   t3::FusedInput in;
@@ -91,7 +88,9 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   const uint64_t bytes = s.shape.m * s.shape.n * s.elem_bytes;
   FusedControl control(n, owned, [&] {
     rs_end = sc.sim().now();
-    ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu, bytes, sc.c_addrs(), 0, nullptr);
+    if (s.include_ag) {
+      ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu, bytes, sc.c_addrs(), 0, nullptr);
+    }
   });
   Join gemm_join(n, nullptr);
   const uint32_t capacity = tracker_capacity(sc.system());
@@ -128,8 +127,8 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   r.gemm_us = (gemm_end - Tick{}).to_us();
   r.rs_us = (rs_end - Tick{}).to_us();
   r.rs_exposed_us = rs_end > gemm_end ? (rs_end - gemm_end).to_us() : 0.0;
-  r.ag_us = (ag->finished() - ag->started()).to_us();
-  r.total_us = (ag->finished() - Tick{}).to_us();
+  r.ag_us = ag ? (ag->finished() - ag->started()).to_us() : 0.0;
+  r.total_us = ((ag ? ag->finished() : rs_end) - Tick{}).to_us();
   return r;
 }
 

@@ -150,6 +150,35 @@ SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piec
   return r;
 }
 
+namespace {
+void add_traffic(SublayerResult& r, const SublayerResult& p) {
+  for (size_t c = 0; c < r.dram_bytes.size(); ++c) r.dram_bytes[c] += p.dram_bytes[c];
+  r.dram_total += p.dram_total;
+  r.link_bytes += p.link_bytes;
+  r.events += p.events;
+  r.wall_s += p.wall_s;
+}
+}  // namespace
+
+SublayerResult compose_sequential(const SublayerResult& gemm, const SublayerResult& rs,
+                                  const SublayerResult& ag) {
+  SublayerResult r;
+  r.mode = Mode::kSequential;
+  r.gemm_us = gemm.total_us;
+  r.rs_us = rs.total_us;
+  r.rs_exposed_us = rs.total_us;
+  r.ag_us = ag.total_us;
+  r.total_us = r.gemm_us + r.rs_us + r.ag_us;
+  for (const SublayerResult* p : {&gemm, &rs, &ag}) add_traffic(r, *p);
+  return r;
+}
+
+void append_ag(SublayerResult& r, const SublayerResult& ag) {
+  r.ag_us = ag.total_us;
+  r.total_us += ag.total_us;
+  add_traffic(r, ag);
+}
+
 SublayerResult compose_ideal(const SublayerResult& gemm, const SublayerResult& rs,
                              const SublayerResult& ag, bool nmc) {
   SublayerResult r;
@@ -159,13 +188,7 @@ SublayerResult compose_ideal(const SublayerResult& gemm, const SublayerResult& r
   r.ag_us = ag.total_us;
   r.rs_exposed_us = std::max(0.0, r.rs_us - r.gemm_us);
   r.total_us = std::max(r.gemm_us, r.rs_us) + r.ag_us;
-  for (const SublayerResult* p : {&gemm, &rs, &ag}) {
-    for (size_t c = 0; c < r.dram_bytes.size(); ++c) r.dram_bytes[c] += p->dram_bytes[c];
-    r.dram_total += p->dram_total;
-    r.link_bytes += p->link_bytes;
-    r.events += p->events;
-    r.wall_s += p->wall_s;
-  }
+  for (const SublayerResult* p : {&gemm, &rs, &ag}) add_traffic(r, *p);
   return r;
 }
 

@@ -27,6 +27,9 @@ struct SublayerSpec {
   uint32_t ar_cus = 16;     // cu-split: CUs given to the all-reduce kernel
   uint32_t decompose_chunks = 4;  // decomposed: GEMM chunks
   uint64_t seed = 1;
+  // Fused modes: stop after the reduce-scatter (the all-gather is not fused and runs after it in
+  // every mode, so a caller may add an all-gather piece instead of simulating it again).
+  bool include_ag = true;
 };
 
 struct RunOptions {
@@ -69,6 +72,12 @@ enum class Piece {
 };
 // Result with total_us = the piece's time and its traffic/events.
 SublayerResult run_piece(const ConfigDoc& system_doc, const SublayerSpec& spec, Piece piece);
+// Sequential composed of isolated pieces: GEMM + RS + AG (exact when the GPUs are symmetric: each
+// phase starts when the previous one has ended on every GPU).
+SublayerResult compose_sequential(const SublayerResult& gemm, const SublayerResult& rs,
+                                  const SublayerResult& ag);
+// Adds an all-gather piece to a fused-mode result run with include_ag = false.
+void append_ag(SublayerResult& r, const SublayerResult& ag);
 // The ideal-overlap composition (t3-paper.md §4.4 [inferred]): max(GEMM, RS) + AG, traffic summed.
 SublayerResult compose_ideal(const SublayerResult& gemm, const SublayerResult& rs,
                              const SublayerResult& ag, bool nmc);

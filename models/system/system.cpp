@@ -16,7 +16,9 @@ Params system_params() {
   p.required("gpu", ParamKind::kObject, "GPU compute preset (see `t3sim describe gpu`)");
   p.required("hbm", ParamKind::kObject, "HBM preset (see `t3sim describe hbm`)");
   p.required("fabric", ParamKind::kObject, "interconnect (see `t3sim describe fabric`)");
-  p.required("nmc", ParamKind::kBool, "HBM supports near-memory UPDATE (T3's NMC)");
+  p.required("nmc", ParamKind::kBool,
+             "HBM has near-bank ALUs for UPDATE (T3 NMC); false: UPDATE = read-modify-write over "
+             "the bus");
   p.required("collectives", ParamKind::kObject, "collective library settings");
   p.required("t3", ParamKind::kObject, "T3 hardware settings (tracker, MCA)");
   return p;
@@ -32,8 +34,14 @@ System::System(Simulator& sim, const ConfigNode& cfg)
     cfg.fail_key("fabric", "fabric connects " + std::to_string(fabric_->num_gpus()) +
                                " GPUs but \"gpus\" is " + std::to_string(n) + " (make them agree)");
   }
-  const ConfigNode hbm_cfg = bound_.node("hbm");
-  const Bytes interleave = bind(hbm::hbm_params(), hbm_cfg).bytes("interleave");
+  hbm::HbmConfig hbm_cfg = hbm::HbmConfig::from(bound_.node("hbm"));
+  if (!bound_.boolean("nmc")) {
+    // No near-bank ALUs: the memory controller performs an UPDATE as an atomic read-modify-write
+    // across the data bus (paper §7.4's "system-wide atomics" substitute), i.e. its extra
+    // occupancy is a second bus transfer instead of the near-bank pass.
+    hbm_cfg.nmc_bandwidth = hbm_cfg.channel_bandwidth() * hbm_cfg.channels();
+  }
+  const Bytes interleave(hbm_cfg.interleave_bytes);
   if (interleave.count() % spec_.txn.count() != 0) {
     cfg.fail_key("gpu", "gpu.txn (" + std::to_string(spec_.txn.count()) + " B) must divide " +
                             "hbm.interleave (" + std::to_string(interleave.count()) +

@@ -14,7 +14,7 @@ namespace {
 
 struct Job {
   size_t point = 0;
-  enum class Kind { kMode, kPiece, kCuSplit } kind = Kind::kMode;
+  enum class Kind { kMode, kPiece, kCuSplit, kTimeline } kind = Kind::kMode;
   system::Mode mode = system::Mode::kSequential;
   system::Piece piece = system::Piece::kGemm;
   uint32_t cus = 0;
@@ -50,13 +50,23 @@ std::vector<Job> plan_jobs(const Experiment& e, const std::vector<PointResult>& 
     const bool fig17 = !p.large && p.model == e.fig17_model && p.tp == e.fig17_tp &&
                        p.sublayer == e.fig17_sublayer;
     for (system::Mode m : ps.modes) {
-      if (m == system::Mode::kIdeal || m == system::Mode::kIdealNmc) continue;  // composed
+      // Composed from isolated pieces: sequential (GEMM + RS + AG) and the ideal modes.
+      if (m == system::Mode::kSequential || m == system::Mode::kIdeal ||
+          m == system::Mode::kIdealNmc) {
+        continue;
+      }
       Job j{i, Job::Kind::kMode, m, system::Piece::kGemm, 0, {}};
-      j.opts.timeline = fig17;
       if (fig17 && m == system::Mode::kT3Mca) {
         j.opts.trace_path = (dir / ("trace_" + p.model + "_" + p.sublayer + "_t3-mca.json")).string();
       }
       jobs.push_back(j);
+    }
+    if (fig17) {  // full runs that keep GPU 0's HBM traffic timeline
+      for (system::Mode m : {system::Mode::kSequential, system::Mode::kT3, system::Mode::kT3Mca}) {
+        Job j{i, Job::Kind::kTimeline, m, system::Piece::kGemm, 0, {}};
+        j.opts.timeline = true;
+        jobs.push_back(j);
+      }
     }
     std::vector<system::Piece> pieces{system::Piece::kGemm, system::Piece::kRsCu,
                                       system::Piece::kAgCu};
@@ -72,6 +82,10 @@ std::vector<Job> plan_jobs(const Experiment& e, const std::vector<PointResult>& 
     }
   }
   return jobs;
+}
+
+bool fused(system::Mode m) {
+  return m == system::Mode::kT3 || m == system::Mode::kT3Mca || m == system::Mode::kT3Direct;
 }
 
 void progress(bool tty, size_t done, size_t total, double elapsed) {
@@ -124,6 +138,8 @@ int cmd_reproduce(const Args& args, const Env& env) {
           results[i] = system::run_piece(sys, spec, j.piece);
         } else {
           spec.ar_cus = j.cus == 0 ? spec.ar_cus : j.cus;
+          // The all-gather is not fused: every mode adds the same AG piece after its RS.
+          spec.include_ag = j.kind == Job::Kind::kTimeline || !fused(j.mode);
           results[i] = system::run_sublayer(sys, spec, j.mode, j.opts);
         }
       },
@@ -139,9 +155,15 @@ int cmd_reproduce(const Args& args, const Env& env) {
     if (j.kind == Job::Kind::kMode) p.modes[j.mode] = std::move(results[i]);
     if (j.kind == Job::Kind::kPiece) p.pieces[j.piece] = std::move(results[i]);
     if (j.kind == Job::Kind::kCuSplit) p.cu_split[j.cus] = std::move(results[i]);
+    if (j.kind == Job::Kind::kTimeline) p.timelines[j.mode] = std::move(results[i]);
   }
   for (auto& p : rep.points) {
     const auto& pc = p.pieces;
+    for (auto& [m, r] : p.modes) {
+      if (fused(m)) system::append_ag(r, pc.at(system::Piece::kAgCu));
+    }
+    p.modes[system::Mode::kSequential] = system::compose_sequential(
+        pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsCu), pc.at(system::Piece::kAgCu));
     p.modes[system::Mode::kIdeal] = system::compose_ideal(
         pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsCu), pc.at(system::Piece::kAgCu), false);
     if (pc.count(system::Piece::kRsNmc)) {

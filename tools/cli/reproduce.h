@@ -23,6 +23,7 @@ struct PointResult {
   std::map<system::Mode, system::SublayerResult> modes;  // incl. composed ideal modes
   std::map<system::Piece, system::SublayerResult> pieces;
   std::map<uint32_t, system::SublayerResult> cu_split;  // by AR CUs
+  std::map<system::Mode, system::SublayerResult> timelines;  // Fig. 17 runs (HBM timeline kept)
 };
 
 struct Reproduction {

@@ -117,7 +117,7 @@ nlohmann::ordered_json fig6(const Reproduction& rep, std::string& csv) {
 std::string fig17(const Reproduction& rep) {
   std::string s = "mode,t_us" + class_header() + "\n";
   for (const auto& p : rep.points) {
-    for (const auto& [m, r] : p.modes) {
+    for (const auto& [m, r] : p.timelines) {
       for (size_t b = 0; b < r.timeline.size(); ++b) {
         s += fmt::format("{},{:.2f}", system::to_string(m), (static_cast<double>(b) + 0.5) * r.timeline_bin_us);
         for (uint64_t bytes : r.timeline[b]) {

@@ -1,0 +1,118 @@
+// Execution modes (models/system/mode.h): names parse and round-trip, every mode runs on a small
+// sublayer, and the modes' input checks (cu-split CUs, decomposed divisibility, T3 chunking) are
+// ConfigErrors; T3 without near-bank ALUs still completes.
+#include "models/system/mode.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "models/system/sublayer.h"
+#include "models/system/system.h"
+#include "sim/errors.h"
+
+namespace t3sim::system {
+namespace {
+
+const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+
+const ConfigDoc& ring8() {
+  static const ConfigDoc doc = load_system_config("t3-ring-8", kSource / "configs");
+  return doc;
+}
+
+SublayerSpec small() {
+  SublayerSpec s;
+  s.shape = {1024, 3072, 1536};
+  return s;
+}
+
+TEST(Modes, EveryNameParsesAndRoundTrips) {
+  const auto modes = all_modes();
+  const auto names = mode_names();
+  ASSERT_EQ(modes.size(), 8u);
+  ASSERT_EQ(names.size(), modes.size());
+  std::set<std::string> unique;
+  for (size_t i = 0; i < modes.size(); ++i) {
+    EXPECT_EQ(to_string(modes[i]), names[i]);
+    const auto back = parse_mode(names[i]);
+    ASSERT_TRUE(back.has_value()) << names[i];
+    EXPECT_EQ(*back, modes[i]);
+    unique.insert(std::string(names[i]));
+  }
+  EXPECT_EQ(unique.size(), modes.size());
+  for (const char* n : {"sequential", "ideal", "ideal-nmc", "t3", "t3-mca", "cu-split",
+                        "decomposed", "t3-direct"}) {
+    EXPECT_TRUE(parse_mode(n).has_value()) << n;
+  }
+  for (const char* bad : {"", "T3", "t3_mca", "t3-", "ideal nmc", "sequential "}) {
+    EXPECT_FALSE(parse_mode(bad).has_value()) << "'" << bad << "'";
+  }
+}
+
+TEST(Modes, EveryModeRunsOnASmallSublayer) {
+  for (Mode m : all_modes()) {
+    SCOPED_TRACE(std::string(to_string(m)));
+    SublayerResult r;
+    ASSERT_NO_THROW(r = run_sublayer(ring8(), small(), m));
+    EXPECT_EQ(r.mode, m);
+    EXPECT_GT(r.total_us, 0.0);
+    EXPECT_GT(r.gemm_us, 0.0);
+    EXPECT_GE(r.total_us, r.gemm_us - 1e-9);
+    EXPECT_GT(r.events, 0u);
+  }
+}
+
+TEST(Modes, CuSplitNeedsFewerArCusThanTheGpuHas) {
+  SublayerSpec s = small();
+  for (uint32_t cus : {80u, 81u, 1000u, 0u}) {
+    s.ar_cus = cus;
+    EXPECT_THROW(run_sublayer(ring8(), s, Mode::kCuSplit), ConfigError) << cus;
+  }
+  s.ar_cus = 16;
+  EXPECT_NO_THROW(run_sublayer(ring8(), s, Mode::kCuSplit));
+  s.ar_cus = 79;
+  EXPECT_NO_THROW(run_sublayer(ring8(), s, Mode::kCuSplit));
+}
+
+TEST(Modes, DecomposedNeedsTokensDivisibleByChunksTimesGpus) {
+  SublayerSpec s = small();
+  s.decompose_chunks = 3;  // 1024 % 3 != 0
+  EXPECT_THROW(run_sublayer(ring8(), s, Mode::kDecomposed), ConfigError);
+  s.decompose_chunks = 256;  // 4 rows per chunk: not divisible by 8 GPUs
+  EXPECT_THROW(run_sublayer(ring8(), s, Mode::kDecomposed), ConfigError);
+  s.decompose_chunks = 0;
+  EXPECT_THROW(run_sublayer(ring8(), s, Mode::kDecomposed), ConfigError);
+  s.decompose_chunks = 4;
+  s.shape.m = 1000;  // 250 rows per chunk: not divisible by 8
+  EXPECT_THROW(run_sublayer(ring8(), s, Mode::kDecomposed), ConfigError);
+  s.shape.m = 1024;
+  EXPECT_NO_THROW(run_sublayer(ring8(), s, Mode::kDecomposed));
+}
+
+TEST(Modes, T3WithoutNearBankAlusStillReducesButNotFaster) {
+  // nmc = false: the memory controller performs each UPDATE as a read-modify-write over the bus
+  // (models/system/system.cpp). Same data moves; it can only cost more HBM time.
+  const ConfigDoc no_nmc = load_system_config("t3-ring-8", kSource / "configs", {"nmc=false"});
+  for (Mode m : {Mode::kT3, Mode::kT3Direct}) {
+    SCOPED_TRACE(std::string(to_string(m)));
+    SublayerResult with, without;
+    ASSERT_NO_THROW(without = run_sublayer(no_nmc, small(), m));
+    with = run_sublayer(ring8(), small(), m);
+    EXPECT_EQ(without.dram_bytes, with.dram_bytes);
+    EXPECT_EQ(without.link_bytes, with.link_bytes);
+    EXPECT_EQ(without.tracker_triggers, with.tracker_triggers);
+    EXPECT_GE(without.total_us, with.total_us);
+  }
+}
+
+TEST(Modes, T3WithUnsplittableTokensIsConfigError) {
+  // A 1 x 1 tile grid cannot be cut into 8 chunks, and 100 tokens do not divide over 8 GPUs.
+  SublayerSpec s = small();
+  s.shape = {100, 128, 256};
+  EXPECT_THROW(run_sublayer(ring8(), s, Mode::kT3), ConfigError);
+}
+
+}  // namespace
+}  // namespace t3sim::system
