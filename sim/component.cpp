@@ -48,8 +48,9 @@ PortBase& Component::port(const std::string& name) const {
     names.push_back(p->name());
   }
   const std::string hint = nearest_name(name, names);
-  throw ConfigError(path_, "", "unknown port '" + name + "'" +
-                                   (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  throw ConfigError(
+      path_, "",
+      "unknown port '" + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
 }
 
 void Component::schedule(Event& ev, Duration delay, Priority prio) {

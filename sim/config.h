@@ -1,9 +1,9 @@
 // Strict JSON configuration: documents with "extends" (at any object level; base first, then the
 // object's own keys deep-merged over it), a per-leaf origin map so every error names the file that
 // set the value, `--set path=value` overrides that must hit an existing key, and ConfigNode, a view
-// of one object with its JSON pointer. Annotation keys are allowed everywhere and ignored by binding:
-// "source" (string or {key: citation}), "description", and keys starting with "$".
-// A value may be written plainly or as {"value": V, "source": "..."}.
+// of one object with its JSON pointer. Annotation keys are allowed everywhere and ignored by
+// binding: "source" (string or {key: citation}), "description", and keys starting with "$". A value
+// may be written plainly or as {"value": V, "source": "..."}.
 #pragma once
 
 #include <filesystem>

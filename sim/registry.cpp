@@ -16,9 +16,10 @@ void Registry::add(ComponentType t) {
 const ComponentType& Registry::get(const std::string& type) const {
   if (auto it = types_.find(type); it != types_.end()) return it->second;
   const std::string hint = nearest_name(type, types());
-  throw ConfigError("", "", "unknown component type '" + type + "'" +
-                                (hint.empty() ? " (`t3sim describe` lists the types)"
-                                              : " (did you mean '" + hint + "'?)"));
+  throw ConfigError("", "",
+                    "unknown component type '" + type + "'" +
+                        (hint.empty() ? " (`t3sim describe` lists the types)"
+                                      : " (did you mean '" + hint + "'?)"));
 }
 
 std::vector<std::string> Registry::types() const {

@@ -1,7 +1,8 @@
 // Explicit registry of component types: each model library exposes register_<lib>_models(Registry&)
 // and the CLI calls them from one place (no static-initialiser registration). An entry carries the
 // type's description, its parameter declaration, and an example config from which `t3sim describe`
-// builds a throw-away instance to list its ports and stats (so those are declared only once, in code).
+// builds a throw-away instance to list its ports and stats (so those are declared only once, in
+// code).
 #pragma once
 
 #include <functional>

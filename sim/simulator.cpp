@@ -22,8 +22,9 @@ void Simulator::elaborate() {
   walk(root_, [](Component& c) {
     for (const PortBase* p : c.ports()) {
       if (!p->connected() && !p->optional()) {
-        throw ConfigError(c.path(), "", "port '" + p->name() + "' is not connected (wire it or " +
-                                            "remove the component)");
+        throw ConfigError(
+            c.path(), "",
+            "port '" + p->name() + "' is not connected (wire it or " + "remove the component)");
       }
     }
     if (std::string w = c.wiring_problem(); !w.empty()) throw ConfigError(c.path(), "", w);

@@ -1,8 +1,8 @@
 // Statistics tree: plain integer/double members registered once with a unit and a description, in
 // groups that mirror the component tree (gem5-style). Derived values are formulas evaluated only at
-// dump time. Kinds: Counter, Accumulator (sum/count/min/max), TimeWeighted (time-average of a level,
-// e.g. queue depth), Histogram (fixed linear buckets + overflow), Formula.
-// Contract: registering never copies the stat; the stat must outlive the group (members of the same
+// dump time. Kinds: Counter, Accumulator (sum/count/min/max), TimeWeighted (time-average of a
+// level, e.g. queue depth), Histogram (fixed linear buckets + overflow), Formula. Contract:
+// registering never copies the stat; the stat must outlive the group (members of the same
 // component). Dumping is deterministic: entries appear in registration order.
 #pragma once
 
@@ -65,7 +65,8 @@ class TimeWeighted {
   double mean(Tick now) const {
     const double elapsed = static_cast<double>(now.ps());
     if (elapsed <= 0) return 0.0;
-    return (integral_ + static_cast<double>(value_) * static_cast<double>((now - last_).count_ps())) /
+    return (integral_ +
+            static_cast<double>(value_) * static_cast<double>((now - last_).count_ps())) /
            elapsed;
   }
 

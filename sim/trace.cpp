@@ -39,8 +39,8 @@ std::string TraceWriter::json() const {
     const std::string name = nlohmann::json(names_[e.name]).dump();
     if (i != 0) out += ",\n";
     if (e.ph == 'p' || e.ph == 't') {
-      out += "{\"ph\":\"M\",\"pid\":" + std::to_string(e.pid) + ",\"tid\":" +
-             std::to_string(e.tid) + ",\"name\":\"" +
+      out += "{\"ph\":\"M\",\"pid\":" + std::to_string(e.pid) +
+             ",\"tid\":" + std::to_string(e.tid) + ",\"name\":\"" +
              (e.ph == 'p' ? "process_name" : "thread_name") + "\",\"args\":{\"name\":" + name +
              "}}";
       continue;

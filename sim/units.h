@@ -1,8 +1,9 @@
 // Time and quantity types of the engine: integer picoseconds, bytes and bytes/s in strong types.
 // Fidelity: exact integer math; products use 128-bit intermediates; rounding is explicit (transfer
-// times round up, so a link never moves data faster than its rate). No floating-point time anywhere.
-// Invariants: Tick is absolute time since t = 0; Duration is a non-negative span; clock edge n of a
-// Frequency is floor(n * 1e12 / hz) ps, computed from the cycle index, so there is no accumulated drift.
+// times round up, so a link never moves data faster than its rate). No floating-point time
+// anywhere. Invariants: Tick is absolute time since t = 0; Duration is a non-negative span; clock
+// edge n of a Frequency is floor(n * 1e12 / hz) ps, computed from the cycle index, so there is no
+// accumulated drift.
 #pragma once
 
 #include <compare>
@@ -80,8 +81,7 @@ class Frequency {
   constexpr auto operator<=>(const Frequency&) const = default;
   // Time of clock edge `c` (edge 0 at t = 0): floor(c * 1e12 / hz).
   constexpr Tick edge(Cycle c) const {
-    return Tick::from_ps(static_cast<uint64_t>(static_cast<U128>(c.n) * kPsPerSecond /
-                                               hz_));
+    return Tick::from_ps(static_cast<uint64_t>(static_cast<U128>(c.n) * kPsPerSecond / hz_));
   }
   // Duration of `c` cycles starting at edge 0, rounded up.
   constexpr Duration cycles(uint64_t c) const {
@@ -157,14 +157,14 @@ constexpr Duration transfer_time(Bytes b, Bandwidth bw) {
 
 // Bytes moved in `d` at `bw`, rounded down.
 constexpr Bytes bytes_in(Duration d, Bandwidth bw) {
-  return Bytes(static_cast<uint64_t>(static_cast<U128>(d.count_ps()) *
-                                     bw.bytes_per_second() / kPsPerSecond));
+  return Bytes(static_cast<uint64_t>(static_cast<U128>(d.count_ps()) * bw.bytes_per_second() /
+                                     kPsPerSecond));
 }
 
 // Achieved rate of `b` bytes over `d` (d > 0).
 constexpr Bandwidth rate(Bytes b, Duration d) {
-  return Bandwidth::bytes_per_s(static_cast<uint64_t>(
-      static_cast<U128>(b.count()) * kPsPerSecond / d.count_ps()));
+  return Bandwidth::bytes_per_s(
+      static_cast<uint64_t>(static_cast<U128>(b.count()) * kPsPerSecond / d.count_ps()));
 }
 
 namespace literals {

@@ -1,9 +1,9 @@
 // Parsing and printing of dimensioned quantities: "1.4 GHz", "500 ns", "150 GB/s", "16 MiB".
-// Decimal prefixes are powers of 10 (GB = 1e9 B), binary prefixes powers of 2 (GiB = 2^30 B); "Gb/s"
-// and "Gbps" are bits. Parsing is exact decimal arithmetic (no binary floating point), rounding to
-// the nearest integer base unit. A bare number without a unit is rejected for dimensioned values.
-// Contract: parse_* throw UnitError (message says what was expected); format_* output parses back to
-// the same value (round trip).
+// Decimal prefixes are powers of 10 (GB = 1e9 B), binary prefixes powers of 2 (GiB = 2^30 B);
+// "Gb/s" and "Gbps" are bits. Parsing is exact decimal arithmetic (no binary floating point),
+// rounding to the nearest integer base unit. A bare number without a unit is rejected for
+// dimensioned values. Contract: parse_* throw UnitError (message says what was expected); format_*
+// output parses back to the same value (round trip).
 #pragma once
 
 #include <stdexcept>

@@ -53,7 +53,8 @@ t3sim::cli::Env make_env() {
   t3sim::cli::Env env;
   env.source_dir = T3SIM_SOURCE_DIR;
   const char* configs = std::getenv("T3SIM_CONFIGS");
-  env.configs_dir = configs != nullptr ? std::filesystem::path(configs) : env.source_dir / "configs";
+  env.configs_dir =
+      configs != nullptr ? std::filesystem::path(configs) : env.source_dir / "configs";
   env.stderr_is_tty = ::isatty(2) != 0;
   return env;
 }

@@ -33,8 +33,8 @@ inline constexpr size_t kNumTrafficClasses = static_cast<size_t>(TrafficClass::k
 
 constexpr std::string_view to_string(TrafficClass c) {
   constexpr std::array<std::string_view, kNumTrafficClasses> kNames{
-      "gemm_read", "gemm_write", "gemm_update", "rs_read", "rs_write", "rs_update", "ag_read",
-      "ag_write"};
+      "gemm_read", "gemm_write", "gemm_update", "rs_read",
+      "rs_write",  "rs_update",  "ag_read",     "ag_write"};
   return kNames[static_cast<size_t>(c)];
 }
 constexpr std::string_view to_string(MemCmd c) {
@@ -54,9 +54,9 @@ struct MemRequest {
   uint32_t bytes = 0;  // transaction size
   MemCmd cmd = MemCmd::kRead;
   TrafficClass cls = TrafficClass::kGemmRead;
-  uint16_t origin_gpu = 0;     // GPU whose agent issued the request
-  uint32_t tile = kNoTile;     // tracker tile id for UPDATEs that the tracker counts
-  uint16_t contrib = 1;        // GPUs' partial sums folded into this UPDATE's data
+  uint16_t origin_gpu = 0;      // GPU whose agent issued the request
+  uint32_t tile = kNoTile;      // tracker tile id for UPDATEs that the tracker counts
+  uint16_t contrib = 1;         // GPUs' partial sums folded into this UPDATE's data
   MemClient* client = nullptr;  // completion callback target (nullptr = posted, no callback)
   uint64_t tag = 0;             // client cookie
   Tick enqueued{};              // set by the target on acceptance

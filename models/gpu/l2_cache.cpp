@@ -7,8 +7,14 @@ SliceCache::SliceCache(Bytes capacity, uint32_t slices, uint32_t extra)
 
 void SliceCache::unlink(uint32_t id) {
   Entry& e = entries_[id];
-  if (e.prev != kNil) entries_[e.prev].next = e.next; else head_ = e.next;
-  if (e.next != kNil) entries_[e.next].prev = e.prev; else tail_ = e.prev;
+  if (e.prev != kNil)
+    entries_[e.prev].next = e.next;
+  else
+    head_ = e.next;
+  if (e.next != kNil)
+    entries_[e.next].prev = e.prev;
+  else
+    tail_ = e.prev;
   e.prev = e.next = kNil;
 }
 

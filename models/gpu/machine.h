@@ -1,8 +1,8 @@
 // Machine: the view of an assembled multi-GPU system that workloads (collectives, T3, GEMMs) use,
 // without seeing how it was built (models/system builds it). Per GPU: its spec, its HBM as a
-// MemTarget, its DMA engines, a CU pool, and a bump allocator for buffer addresses; plus the fabric,
-// the remote-memory path, and whether the HBM supports near-memory UPDATEs.
-// Contract: pointers stay valid for the Simulator's lifetime; CU reservations must be released.
+// MemTarget, its DMA engines, a CU pool, and a bump allocator for buffer addresses; plus the
+// fabric, the remote-memory path, and whether the HBM supports near-memory UPDATEs. Contract:
+// pointers stay valid for the Simulator's lifetime; CU reservations must be released.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +23,9 @@ class CuPool {
   uint32_t total() const { return total_; }
   uint32_t available() const { return free_; }
   void acquire(uint32_t n) {
-    if (n > free_) throw ModelError("cu-pool", "acquire of " + std::to_string(n) + " CUs, only " +
-                                                   std::to_string(free_) + " free");
+    if (n > free_)
+      throw ModelError("cu-pool", "acquire of " + std::to_string(n) + " CUs, only " +
+                                      std::to_string(free_) + " free");
     free_ -= n;
   }
   void release(uint32_t n) { free_ += n; }

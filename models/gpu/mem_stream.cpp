@@ -37,7 +37,8 @@ void MemStream::pump() {
     const uint32_t s = fifo_[head_];
     Slot& slot = slots_[s];
     const uint64_t addr = slot.a.addr + slot.issued;
-    const uint64_t chunk = std::min<uint64_t>(txn_bytes_ - addr % txn_bytes_, slot.a.bytes - slot.issued);
+    const uint64_t chunk =
+        std::min<uint64_t>(txn_bytes_ - addr % txn_bytes_, slot.a.bytes - slot.issued);
     common::MemRequest req;
     req.addr = addr;
     req.bytes = static_cast<uint32_t>(chunk);

@@ -10,8 +10,8 @@
 
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "models/common/fabric_api.h"

@@ -35,9 +35,7 @@ class Run final : public CollectiveRun, public collectives::CollectiveDone {
 
 }  // namespace
 
-uint32_t default_channels(Scenario& sc) {
-  return library(sc).channels;
-}
+uint32_t default_channels(Scenario& sc) { return library(sc).channels; }
 
 std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollExec exec,
                                                  uint64_t bytes, const std::vector<uint64_t>& addrs,

@@ -53,7 +53,8 @@ class FusedHooks : public gpu::GemmHooks {
 };
 
 uint32_t tracker_capacity(System& sys) {
-  return static_cast<uint32_t>(bind(tracker::tracker_params(), sys.t3_config()).integer("tracker_entries"));
+  return static_cast<uint32_t>(
+      bind(tracker::tracker_params(), sys.t3_config()).integer("tracker_entries"));
 }
 
 }  // namespace
@@ -79,8 +80,8 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
     in.b_addr.push_back(sc.buffers(g).b);
     in.out_addr.push_back(sc.buffers(g).c);
   }
-  auto plans = t3::build_fused_rs(in, mode == Mode::kT3Direct ? t3::FusedKind::kDirect
-                                                             : t3::FusedKind::kRing);
+  auto plans = t3::build_fused_rs(
+      in, mode == Mode::kT3Direct ? t3::FusedKind::kDirect : t3::FusedKind::kRing);
   uint32_t owned = 0;
   for (const auto& p : plans) owned += static_cast<uint32_t>(p.owned_tiles.size());
   Tick rs_end{};
@@ -88,8 +89,14 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   const uint64_t bytes = s.shape.m * s.shape.n * s.elem_bytes;
   FusedControl control(n, owned, [&] {
     rs_end = sc.sim().now();
+    if (mode == Mode::kT3Mca) {  // MCA arbitrates the fused GEMM-RS only; the AG runs as usual
+      for (int g = 0; g < n; ++g) {
+        sc.system().hbm(g).set_policy(sc.system().hbm(g).config().policy);
+      }
+    }
     if (s.include_ag) {
-      ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu, bytes, sc.c_addrs(), 0, nullptr);
+      ag =
+          launch_collective(sc, CollOp::kAllGather, CollExec::kCu, bytes, sc.c_addrs(), 0, nullptr);
     }
   });
   Join gemm_join(n, nullptr);
@@ -141,8 +148,8 @@ SublayerResult run_decomposed(const ConfigDoc& doc, const SublayerSpec& s, const
   const uint32_t k = s.decompose_chunks;
   if (k == 0 || s.shape.m % k != 0 || (s.shape.m / k) % static_cast<uint64_t>(n) != 0) {
     throw ConfigError("", "/decompose_chunks",
-                      "decomposed needs tokens divisible by chunks x GPUs (" +
-                          std::to_string(k) + " x " + std::to_string(n) + ")");
+                      "decomposed needs tokens divisible by chunks x GPUs (" + std::to_string(k) +
+                          " x " + std::to_string(n) + ")");
   }
   gpu::GemmShape part = s.shape;
   part.m /= k;
@@ -159,13 +166,13 @@ SublayerResult run_decomposed(const ConfigDoc& doc, const SublayerSpec& s, const
       gemm_end = sc.sim().now();
       std::vector<uint64_t> addrs = sc.c_addrs();
       for (auto& a : addrs) a += j * part_bytes;
-      rs[j] = launch_collective(sc, CollOp::kReduceScatter, CollExec::kCu, part_bytes, addrs, 0,
-                                [&] {
-                                  if (--rs_left == 0) {
-                                    ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu,
-                                                           part_bytes * k, sc.c_addrs(), 0, nullptr);
-                                  }
-                                });
+      rs[j] =
+          launch_collective(sc, CollOp::kReduceScatter, CollExec::kCu, part_bytes, addrs, 0, [&] {
+            if (--rs_left == 0) {
+              ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu, part_bytes * k,
+                                     sc.c_addrs(), 0, nullptr);
+            }
+          });
     }));
   }
   // Per-GPU stream: part j+1 starts when this GPU's part j is done, leaving CUs to the RS.

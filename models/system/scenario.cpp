@@ -10,10 +10,10 @@ Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer) : s
   const auto txn = static_cast<uint32_t>(spec().txn.count());
   for (int g = 0; g < gpus(); ++g) {
     auto& hbm = system_->hbm(g);
-    reads_.push_back(std::make_unique<gpu::MemStream>(hbm, txn, spec().read_window,
-                                                      static_cast<uint16_t>(g)));
-    stores_.push_back(std::make_unique<gpu::MemStream>(hbm, txn, spec().store_window,
-                                                       static_cast<uint16_t>(g)));
+    reads_.push_back(
+        std::make_unique<gpu::MemStream>(hbm, txn, spec().read_window, static_cast<uint16_t>(g)));
+    stores_.push_back(
+        std::make_unique<gpu::MemStream>(hbm, txn, spec().store_window, static_cast<uint16_t>(g)));
     if (tracer != nullptr) {
       tracer->process_name(g, "GPU " + std::to_string(g));
     }
@@ -41,9 +41,8 @@ gpu::GemmKernel& Scenario::launch_gemm(int g, gpu::GemmPlan plan, uint32_t cus,
                                        gpu::GemmHooks* hooks) {
   const auto gi = static_cast<size_t>(g);
   kernels_.push_back(std::make_unique<gpu::GemmKernel>(
-      sim_, &system_->machine_component(g),
-      "gemm" + std::to_string(kernels_.size()), g, spec(), std::move(plan), *reads_[gi],
-      *stores_[gi], *machine().remote, hooks));
+      sim_, &system_->machine_component(g), "gemm" + std::to_string(kernels_.size()), g, spec(),
+      std::move(plan), *reads_[gi], *stores_[gi], *machine().remote, hooks));
   kernels_.back()->launch(cus);
   return *kernels_.back();
 }

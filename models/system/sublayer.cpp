@@ -75,15 +75,16 @@ SublayerResult run_cu_split(const ConfigDoc& doc, const SublayerSpec& s, const R
   Scenario sc(doc, s.seed, tracer);
   sc.allocate(s.shape, s.elem_bytes);
   if (s.ar_cus == 0 || s.ar_cus >= sc.spec().cus) {
-    throw ConfigError("", "/ar_cus", "cu-split needs 1 <= ar_cus < " +
-                                         std::to_string(sc.spec().cus) + " (the GPU's CUs)");
+    throw ConfigError(
+        "", "/ar_cus",
+        "cu-split needs 1 <= ar_cus < " + std::to_string(sc.spec().cus) + " (the GPU's CUs)");
   }
   Join join(sc.gpus(), nullptr);
   for (int g = 0; g < sc.gpus(); ++g) {
     sc.launch_local_gemm(g, s.shape, s.elem_bytes, sc.spec().cus - s.ar_cus, &join);
   }
-  auto ar = launch_collective(sc, CollOp::kAllReduce, CollExec::kCu, output_bytes(s),
-                              sc.c_addrs(), s.ar_cus, nullptr);
+  auto ar = launch_collective(sc, CollOp::kAllReduce, CollExec::kCu, output_bytes(s), sc.c_addrs(),
+                              s.ar_cus, nullptr);
   sc.run();
   absorb_into(r, sc);
   keep_outputs(r, sc, o);
@@ -102,7 +103,9 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
   auto tracer = opts.trace_path.empty() ? nullptr : std::make_unique<TraceWriter>();
   SublayerResult r;
   switch (mode) {
-    case Mode::kSequential: r = run_sequential(doc, spec, opts, tracer.get()); break;
+    case Mode::kSequential:
+      r = run_sequential(doc, spec, opts, tracer.get());
+      break;
     case Mode::kIdeal:
     case Mode::kIdealNmc: {
       const bool nmc = mode == Mode::kIdealNmc;
@@ -111,11 +114,17 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
                         run_piece(doc, spec, Piece::kAgCu), nmc);
       break;
     }
-    case Mode::kCuSplit: r = run_cu_split(doc, spec, opts, tracer.get()); break;
-    case Mode::kDecomposed: r = run_decomposed(doc, spec, opts, tracer.get()); break;
+    case Mode::kCuSplit:
+      r = run_cu_split(doc, spec, opts, tracer.get());
+      break;
+    case Mode::kDecomposed:
+      r = run_decomposed(doc, spec, opts, tracer.get());
+      break;
     case Mode::kT3:
     case Mode::kT3Mca:
-    case Mode::kT3Direct: r = run_fused(doc, spec, mode, opts, tracer.get()); break;
+    case Mode::kT3Direct:
+      r = run_fused(doc, spec, mode, opts, tracer.get());
+      break;
   }
   r.mode = mode;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

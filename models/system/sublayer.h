@@ -22,9 +22,9 @@
 namespace t3sim::system {
 
 struct SublayerSpec {
-  gpu::GemmShape shape;    // per-GPU GEMM (M = tokens, N = hidden, K = sliced dimension)
-  uint32_t elem_bytes = 2;  // FP16/BF16
-  uint32_t ar_cus = 16;     // cu-split: CUs given to the all-reduce kernel
+  gpu::GemmShape shape;           // per-GPU GEMM (M = tokens, N = hidden, K = sliced dimension)
+  uint32_t elem_bytes = 2;        // FP16/BF16
+  uint32_t ar_cus = 16;           // cu-split: CUs given to the all-reduce kernel
   uint32_t decompose_chunks = 4;  // decomposed: GEMM chunks
   uint64_t seed = 1;
   // Fused modes: stop after the reduce-scatter (the all-gather is not fused and runs after it in

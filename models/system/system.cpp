@@ -65,9 +65,9 @@ System::System(Simulator& sim, const ConfigNode& cfg)
   machine_.has_nmc = bound_.boolean("nmc");
   for (int g = 0; g < n; ++g) {
     PerGpu& pg = gpus_[static_cast<size_t>(g)];
-    pg.dma_reads = std::make_unique<gpu::MemStream>(
-        *pg.hbm, static_cast<uint32_t>(spec_.txn.count()), spec_.read_window,
-        static_cast<uint16_t>(g));
+    pg.dma_reads =
+        std::make_unique<gpu::MemStream>(*pg.hbm, static_cast<uint32_t>(spec_.txn.count()),
+                                         spec_.read_window, static_cast<uint16_t>(g));
     pg.dma = std::make_unique<gpu::DmaEngines>(sim, pg.node.get(), "dma", g, spec_.dma,
                                                *pg.dma_reads, *remote_);
     machine_.gpus.push_back(
@@ -94,9 +94,10 @@ ConfigDoc load_system_config(const std::string& name_or_path,
       const std::string hint = nearest_name(name_or_path, names);
       std::string all;
       for (const auto& s : names) all += (all.empty() ? "" : ", ") + s;
-      throw ConfigError("--system", "", "unknown system '" + name_or_path + "'" +
-                                            (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
-                                            "; available: " + all);
+      throw ConfigError("--system", "",
+                        "unknown system '" + name_or_path + "'" +
+                            (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                            "; available: " + all);
     }
   }
   ConfigDoc doc = load_config(path, {configs_dir});

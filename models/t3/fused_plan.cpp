@@ -37,10 +37,12 @@ Layout make_layout(const FusedInput& in, uint32_t n) {
     }
   }
   if (best_r == 0) {
-    throw ConfigError("", "/tokens", "T3 cannot split the " + std::to_string(tm) + " x " +
-                                         std::to_string(tn) + " tile grid into " +
-                                         std::to_string(n) + " equal blocks (choose tokens "
-                                         "divisible by " + std::to_string(n * in.tile_m) + ")");
+    throw ConfigError("", "/tokens",
+                      "T3 cannot split the " + std::to_string(tm) + " x " + std::to_string(tn) +
+                          " tile grid into " + std::to_string(n) +
+                          " equal blocks (choose tokens "
+                          "divisible by " +
+                          std::to_string(n * in.tile_m) + ")");
   }
   const uint32_t r = best_r, c = n / best_r, rows = tm / r, cols = tn / c;
   l.chunks.resize(n);
@@ -85,16 +87,19 @@ bool splittable(const gpu::GemmShape& shape, uint32_t tile_m, uint32_t tile_n, u
 
 uint32_t chunk_compatible_tile_m(uint64_t m, uint32_t n, uint32_t preferred) {
   if (m % n != 0) {
-    throw ConfigError("", "/tokens", "tokens (" + std::to_string(m) + ") must be divisible by the " +
-                                         std::to_string(n) + " GPUs of the reduce-scatter");
+    throw ConfigError("", "/tokens",
+                      "tokens (" + std::to_string(m) + ") must be divisible by the " +
+                          std::to_string(n) + " GPUs of the reduce-scatter");
   }
   const uint64_t rows = m / n;
   for (uint32_t t = preferred; t >= 16; t /= 2) {
     if (rows % t == 0) return t;
   }
-  throw ConfigError("", "/tokens", "tokens/GPUs = " + std::to_string(rows) +
-                                       " rows per chunk is not a multiple of 16 (choose tokens "
-                                       "divisible by " + std::to_string(16 * n) + ")");
+  throw ConfigError("", "/tokens",
+                    "tokens/GPUs = " + std::to_string(rows) +
+                        " rows per chunk is not a multiple of 16 (choose tokens "
+                        "divisible by " +
+                        std::to_string(16 * n) + ")");
 }
 
 std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind) {
@@ -111,8 +116,9 @@ std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind) {
       const uint32_t owner = kind == FusedKind::kRing ? (chunk + 1) % n : chunk;
       for (uint32_t t : l.chunks[chunk]) {
         gp.gemm.order.push_back(t);
-        gpu::TileStore st{gp.gpu, in.out_addr[i] + l.offset[t], MemCmd::kUpdate,
-                          TrafficClass::kGemmUpdate, t, false};
+        gpu::TileStore st{
+            gp.gpu, in.out_addr[i] + l.offset[t], MemCmd::kUpdate, TrafficClass::kGemmUpdate, t,
+            false};
         tracker::TileProgram prog;
         prog.tile_bytes = l.proto.tile_bytes(t);
         const bool ring_first = kind == FusedKind::kRing && s == 1 && n > 1;
@@ -125,10 +131,17 @@ std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind) {
           prog.threshold_updates = kind == FusedKind::kRing ? (n > 1 ? 2 : 1) : n;
           if (kind == FusedKind::kRing && s < n) {
             prog.has_dma = true;
-            prog.dma = gpu::DmaDescriptor{in.out_addr[i] + l.offset[t], in.ring[prev],
-                                          in.out_addr[prev] + l.offset[t], prog.tile_bytes,
-                                          MemCmd::kUpdate, TrafficClass::kRsRead,
-                                          TrafficClass::kRsUpdate, t, 1, nullptr, 0};
+            prog.dma = gpu::DmaDescriptor{in.out_addr[i] + l.offset[t],
+                                          in.ring[prev],
+                                          in.out_addr[prev] + l.offset[t],
+                                          prog.tile_bytes,
+                                          MemCmd::kUpdate,
+                                          TrafficClass::kRsRead,
+                                          TrafficClass::kRsUpdate,
+                                          t,
+                                          1,
+                                          nullptr,
+                                          0};
           } else {
             gp.owned_tiles.push_back(t);
           }

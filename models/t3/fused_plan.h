@@ -6,10 +6,10 @@
 // stage 1 stores are remote UPDATEs to position i-1; stages 2..N-1 are local UPDATEs whose tracker
 // entry (threshold 2: local + incoming) fires a DMA UPDATE of the partial sum to position i-1;
 // stage N completes the reduction locally. Direct (paper §7.1): each tile is UPDATEd straight into
-// its chunk owner's memory; the owner's entry expects N updates; each GPU computes its own chunk last.
-// Chunks are equal r x c blocks of the tile grid (r * c = N); the library picks the block shape
-// that minimises the input each chunk streams, so staggering chunk by chunk keeps the GEMM's L2
-// reuse (a row-only split re-reads all of B once per chunk). Each chunk is contiguous in memory.
+// its chunk owner's memory; the owner's entry expects N updates; each GPU computes its own chunk
+// last. Chunks are equal r x c blocks of the tile grid (r * c = N); the library picks the block
+// shape that minimises the input each chunk streams, so staggering chunk by chunk keeps the GEMM's
+// L2 reuse (a row-only split re-reads all of B once per chunk). Each chunk is contiguous in memory.
 #pragma once
 
 #include <cstdint>

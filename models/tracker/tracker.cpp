@@ -13,8 +13,8 @@ Params tracker_params() {
 }
 
 Tracker::Tracker(Simulator& sim, Component* parent, std::string name, int gpu, uint32_t capacity,
-                 uint32_t local_slots, uint32_t tiles, gpu::DmaEngines& dma, gpu::RemoteMemory& remote,
-                 TrackerListener* listener)
+                 uint32_t local_slots, uint32_t tiles, gpu::DmaEngines& dma,
+                 gpu::RemoteMemory& remote, TrackerListener* listener)
     : Component(sim, parent, std::move(name)),
       gpu_(gpu),
       capacity_(capacity),

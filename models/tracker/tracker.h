@@ -6,8 +6,8 @@
 // Allocation (t3sim's choice; the paper gives no policy): the first update or the local WG
 // dispatch allocates; remote arrivals may not take the last `local_reserve` entries (one per
 // concurrent local WG, at most half the table, at least one), so early partial sums cannot starve
-// the local GEMM; a full table stalls WGs and parks arrivals (in arrival order) but cannot deadlock.
-// Contract: every programmed tile triggers exactly once; finish() checks it.
+// the local GEMM; a full table stalls WGs and parks arrivals (in arrival order) but cannot
+// deadlock. Contract: every programmed tile triggers exactly once; finish() checks it.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +32,7 @@ struct TileProgram {
 class TrackerListener {
  public:
   virtual ~TrackerListener() = default;
-  virtual void entry_freed(int gpu) = 0;                                     // WGs may retry
+  virtual void entry_freed(int gpu) = 0;                                           // WGs may retry
   virtual void tile_complete(int gpu, uint32_t tile, uint32_t contributions) = 0;  // no-DMA tiles
 };
 

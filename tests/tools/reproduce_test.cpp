@@ -51,8 +51,8 @@ constexpr const char* kExperiment = R"({
 // One reduced reproduction per process (ctest runs each TEST in its own process, so the checks
 // share a single run inside one TEST rather than a suite fixture).
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::path(::testing::TempDir()) /
-                     ("t3sim_" + name + "_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::path(::testing::TempDir()) / ("t3sim_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -64,7 +64,8 @@ void check_summary_keys(const nlohmann::json& s) {
     EXPECT_TRUE(s["fig16"][m]["geomean_speedup_pct"].is_number()) << m;
     EXPECT_TRUE(s["fig16"][m]["max_speedup_pct"].is_number()) << m;
     EXPECT_GE(s["fig16"][m]["max_speedup_pct"].get<double>(),
-              s["fig16"][m]["geomean_speedup_pct"].get<double>() - 1e-9) << m;
+              s["fig16"][m]["geomean_speedup_pct"].get<double>() - 1e-9)
+        << m;
   }
   for (const char* k : {"geomean_reduction_pct", "max_reduction_pct", "rs_read_reduction_x"}) {
     EXPECT_TRUE(s["data_movement"][k].is_number()) << k;
@@ -126,7 +127,8 @@ void check_points(const nlohmann::json& points) {
 void check_mechanisms(const nlohmann::json& summary, const nlohmann::json& points) {
   int fc2 = 0;
   for (const auto& p : points) {
-    const std::string where = p["sublayer"].get<std::string>() + (p["large"].get<bool>() ? " (large)" : "");
+    const std::string where =
+        p["sublayer"].get<std::string>() + (p["large"].get<bool>() ? " (large)" : "");
     const double seq = p["modes"]["sequential"]["total_us"].get<double>();
     const double t3 = p["modes"]["t3"]["total_us"].get<double>();
     const double mca = p["modes"]["t3-mca"]["total_us"].get<double>();
@@ -146,7 +148,8 @@ void check_mechanisms(const nlohmann::json& summary, const nlohmann::json& point
   EXPECT_GT(summary["fig16"]["t3-mca"]["max_speedup_pct"].get<double>(), 0.0);
   const auto& dm = summary["data_movement"];
   EXPECT_GT(dm["geomean_reduction_pct"].get<double>(), 0.0);
-  EXPECT_GE(dm["max_reduction_pct"].get<double>(), dm["geomean_reduction_pct"].get<double>() - 1e-9);
+  EXPECT_GE(dm["max_reduction_pct"].get<double>(),
+            dm["geomean_reduction_pct"].get<double>() - 1e-9);
   EXPECT_GT(dm["rs_read_reduction_x"].get<double>(), 1.0);
 }
 
@@ -185,10 +188,10 @@ TEST(ReproduceErrors, BadExperimentIsConfigError) {
   auto exp = nlohmann::json::parse(kExperiment);
   exp["fig16"]["modes"] = {"t3", "sequential"};  // the baseline must come first
   std::ofstream(d / "first.json") << exp.dump();
-  EXPECT_THROW(cmd_reproduce({"--experiment", (d / "first.json").string(), "--out",
-                              (d / "out").string()},
-                             env()),
-               ConfigError);
+  EXPECT_THROW(
+      cmd_reproduce({"--experiment", (d / "first.json").string(), "--out", (d / "out").string()},
+                    env()),
+      ConfigError);
   exp = nlohmann::json::parse(kExperiment);
   exp["fig16"]["models"] = {"mega-gtp2"};
   std::ofstream(d / "model.json") << exp.dump();

@@ -91,7 +91,8 @@ void expect_spec_error(const nlohmann::json& spec, const std::string& part) {
 // ---- spec errors --------------------------------------------------------------------------------
 
 TEST(SweepSpec, UnknownPathSuggestsTheNearestKey) {
-  expect_spec_error(spec_with({{{"path", "hbm.bandwith"}, {"values", {"1 TB/s"}}}}), "did you mean");
+  expect_spec_error(spec_with({{{"path", "hbm.bandwith"}, {"values", {"1 TB/s"}}}}),
+                    "did you mean");
   expect_spec_error(spec_with({{{"path", "hbm.bandwith"}, {"values", {"1 TB/s"}}}}), "bandwidth");
   expect_spec_error(spec_with({{{"path", "fabric.link.bandwidht"}, {"values", {"1 TB/s"}}}}),
                     "did you mean");
@@ -118,12 +119,11 @@ TEST(SweepSpec, DuplicatedPathIsAnError) {
   expect_spec_error(spec_with({{{"path", "mode"}, {"values", {"t3"}}},
                                {{"path", "mode"}, {"values", {"sequential"}}}}),
                     "appears in two axes");
-  expect_spec_error(
-      spec_with({{{"path", "hbm.bandwidth"}, {"values", {"1 TB/s"}}},
-                 {{"zip",
-                   {{{"path", "tokens"}, {"values", {1024}}},
-                    {{"path", "hbm.bandwidth"}, {"values", {"2 TB/s"}}}}}}}),
-      "appears in two axes");
+  expect_spec_error(spec_with({{{"path", "hbm.bandwidth"}, {"values", {"1 TB/s"}}},
+                               {{"zip",
+                                 {{{"path", "tokens"}, {"values", {1024}}},
+                                  {{"path", "hbm.bandwidth"}, {"values", {"2 TB/s"}}}}}}}),
+                    "appears in two axes");
 }
 
 TEST(SweepSpec, BadValuesAreErrors) {
@@ -216,7 +216,8 @@ TEST(Sweep, JsonLinesOutputIdenticalForOneAndTwoJobsAndMatchesCsv) {
     EXPECT_NEAR(std::stod(f[4]), j["total_us"].get<double>(), 6e-4);
     EXPECT_EQ(std::stoull(f[8]), j["dram_total"].get<uint64_t>());
     // T3 beats sequential at every (bandwidth, sublayer).
-    const std::string key = j["hbm.bandwidth"].get<std::string>() + "/" + j["sublayer"].get<std::string>();
+    const std::string key =
+        j["hbm.bandwidth"].get<std::string>() + "/" + j["sublayer"].get<std::string>();
     if (j["mode"] == "sequential") {
       seq_total[key] = j["total_us"].get<double>();
     } else {
@@ -252,8 +253,8 @@ TEST(Sweep, ResumeSkipsFinishedPointsAndRerunsTheRest) {
   // Point 1 carries a marker value: if --resume reran it, the marker would be overwritten.
   std::string marked = rows[2];
   marked = marked.substr(0, marked.rfind(',')) + ",424242";
-  write(d / "resumed.csv", rows[0] + "\n" + rows[1] + "\n" + marked + "\n" + rows[6] + "\n" +
-                               rows[7].substr(0, 5));
+  write(d / "resumed.csv",
+        rows[0] + "\n" + rows[1] + "\n" + marked + "\n" + rows[6] + "\n" + rows[7].substr(0, 5));
   ASSERT_EQ(sweep(kTiny, d / "resumed.csv", 1, true), 0);
   const auto out = lines_of(slurp(d / "resumed.csv"));
   ASSERT_EQ(out.size(), 9u);

@@ -18,14 +18,16 @@
 #include "sim/simulator.h"
 
 namespace t3sim::cli {
-namespace {
+namespace {}  // namespace
 
-void check_system(const ConfigDoc& doc) {
+void check_system_doc(const ConfigDoc& doc) {
   Simulator sim;
   system::System sys(sim, ConfigNode::root(doc));
   collectives::bind_library(sys.collectives_config());
   bind(tracker::tracker_params(), sys.t3_config());
 }
+
+namespace {
 
 Params link_family(const nlohmann::json& j) {
   if (j.contains("port_bandwidth") && j.contains("ports")) return fabric::switch_params();
@@ -45,8 +47,9 @@ void check_preset(const ConfigDoc& doc, const std::filesystem::path& path) {
     // Switch presets carry "ports"; IB switches "port_bandwidth"; NICs "efficiency".
     bind(link_family(doc.root), root);
   } else {
-    root.fail("no \"kind\" and not under presets/{gpus,hbm,links}: add \"kind\" (system, model, "
-              "experiment, sweep or run)");
+    root.fail(
+        "no \"kind\" and not under presets/{gpus,hbm,links}: add \"kind\" (system, model, "
+        "experiment, sweep or run)");
   }
 }
 
@@ -66,7 +69,7 @@ void check_file(const Env& env, const std::filesystem::path& path) {
   }
   const std::string k = kind->is_string() ? kind->get<std::string>() : "";
   if (k == "system") {
-    check_system(doc);
+    check_system_doc(doc);
   } else if (k == "model") {
     workload::load_model(path);
   } else if (k == "experiment") {

@@ -4,10 +4,10 @@
 
 #include "cli/common.h"
 #include "cli/validators.h"
+#include "models/system/system.h"
 #include "models/workload/model_spec.h"
 #include "sim/errors.h"
 #include "sim/params.h"
-#include "models/system/system.h"
 
 namespace t3sim::cli {
 namespace {
@@ -18,7 +18,8 @@ Params experiment_params() {
   p.required("name", ParamKind::kString, "experiment name (output folder name)");
   p.required("system", ParamKind::kString, "system name template; {tp} becomes the TP degree");
   p.required("fig16", ParamKind::kObject, "Fig. 16 points: models, tp, sublayers, modes");
-  p.required("large_models", ParamKind::kObject, "large-model points: models, tp, sublayers, modes");
+  p.required("large_models", ParamKind::kObject,
+             "large-model points: models, tp, sublayers, modes");
   p.required("fig6", ParamKind::kObject, "Fig. 6: {\"ar_cus\": [...]} over the Fig. 16 points");
   p.required("fig17", ParamKind::kObject, "Fig. 17 point: model, tp, sublayer");
   p.required("e2e", ParamKind::kObject, "end-to-end projection: {\"non_sliced_share\": x}");

@@ -1,7 +1,8 @@
-// The reproduction's experiment document (kind "experiment", e.g. configs/experiments/t3-paper.json):
-// which models, TP degrees, sublayers and modes make up Fig. 16 and the large-model study, the
-// CU splits of Fig. 6, the Fig. 17 point, the end-to-end projection's non-sliced share, the
-// system-name template, and the paper's numbers for the report. Read strictly (Params + bind).
+// The reproduction's experiment document (kind "experiment", e.g.
+// configs/experiments/t3-paper.json): which models, TP degrees, sublayers and modes make up Fig. 16
+// and the large-model study, the CU splits of Fig. 6, the Fig. 17 point, the end-to-end
+// projection's non-sliced share, the system-name template, and the paper's numbers for the report.
+// Read strictly (Params + bind).
 #pragma once
 
 #include <cstdint>

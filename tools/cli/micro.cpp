@@ -17,7 +17,8 @@ void print(bool json, const nlohmann::ordered_json& j) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  for (auto it = j.begin(); it != j.end(); ++it) std::cout << it.key() << ": " << it.value() << "\n";
+  for (auto it = j.begin(); it != j.end(); ++it)
+    std::cout << it.key() << ": " << it.value() << "\n";
 }
 
 class Counter : public gpu::AccessDone {
@@ -62,11 +63,11 @@ int cmd_gemm(const Args& args, const Env& env) {
                                                ((n + sc.spec().tile_n - 1) / sc.spec().tile_n));
   nlohmann::ordered_json j;
   j["time_us"] = t_us;
-  j["tflops"] = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) /
-                (t_us * 1e6);
+  j["tflops"] =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / (t_us * 1e6);
   j["dram_bytes"] = sc.dram_total();
-  j["waves"] = (tiles + sc.spec().cus * sc.spec().wgs_per_cu - 1) /
-               (sc.spec().cus * sc.spec().wgs_per_cu);
+  j["waves"] =
+      (tiles + sc.spec().cus * sc.spec().wgs_per_cu - 1) / (sc.spec().cus * sc.spec().wgs_per_cu);
   print(vm["json"].as<bool>(), j);
   return 0;
 }
@@ -83,14 +84,20 @@ int cmd_membw(const Args& args, const Env& env) {
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr, "t3sim membw --system S --pattern P")) return 0;
   const Bytes bytes = parse_bytes(size);
-  if (bytes.count() == 0 || bytes > Bytes::gib(64)) throw UsageError("--bytes must be in 1 B..64 GiB");
+  if (bytes.count() == 0 || bytes > Bytes::gib(64))
+    throw UsageError("--bytes must be in 1 B..64 GiB");
   using common::MemCmd;
   std::vector<MemCmd> cmds;
-  if (pattern == "read") cmds = {MemCmd::kRead};
-  else if (pattern == "write") cmds = {MemCmd::kWrite};
-  else if (pattern == "copy") cmds = {MemCmd::kRead, MemCmd::kWrite};
-  else if (pattern == "update") cmds = {MemCmd::kUpdate};
-  else throw UsageError("--pattern must be read, write, copy or update");
+  if (pattern == "read")
+    cmds = {MemCmd::kRead};
+  else if (pattern == "write")
+    cmds = {MemCmd::kWrite};
+  else if (pattern == "copy")
+    cmds = {MemCmd::kRead, MemCmd::kWrite};
+  else if (pattern == "update")
+    cmds = {MemCmd::kUpdate};
+  else
+    throw UsageError("--pattern must be read, write, copy or update");
   const ConfigDoc doc = load_system(env, sys, sets);
   system::Scenario sc(doc, 1, nullptr);
   Counter counter;
@@ -98,8 +105,8 @@ int cmd_membw(const Args& args, const Env& env) {
   std::vector<std::unique_ptr<gpu::MemStream>> streams;
   const uint64_t txn = sc.spec().txn.count();
   for (size_t i = 0; i < cmds.size(); ++i) {
-    streams.push_back(std::make_unique<gpu::MemStream>(sc.system().hbm(0),
-                                                       static_cast<uint32_t>(txn), 4096, 0));
+    streams.push_back(
+        std::make_unique<gpu::MemStream>(sc.system().hbm(0), static_cast<uint32_t>(txn), 4096, 0));
     gpu::Access a;
     a.addr = sc.machine().gpus[0].alloc->allocate(bytes.count());
     a.bytes = bytes.count();
@@ -131,22 +138,26 @@ int cmd_p2p(const Args& args, const Env& env) {
       "set", po::value(&sets)->composing(), "override: path=value")("json", po::bool_switch(),
                                                                     "print JSON");
   po::variables_map vm;
-  if (!parse_options(args, desc, vm, nullptr, "t3sim p2p --system S --src a --dst b --bytes SIZE")) {
+  if (!parse_options(args, desc, vm, nullptr,
+                     "t3sim p2p --system S --src a --dst b --bytes SIZE")) {
     return 0;
   }
   const Bytes bytes = parse_bytes(size);
-  if (bytes.count() == 0 || bytes > Bytes::gib(64)) throw UsageError("--bytes must be in 1 B..64 GiB");
+  if (bytes.count() == 0 || bytes > Bytes::gib(64))
+    throw UsageError("--bytes must be in 1 B..64 GiB");
   const ConfigDoc doc = load_system(env, sys, sets);
   system::Scenario sc(doc, 1, nullptr);
   if (src < 0 || dst < 0 || src >= sc.gpus() || dst >= sc.gpus() || src == dst) {
-    throw UsageError("--src and --dst must be different GPUs in 0.." + std::to_string(sc.gpus() - 1));
+    throw UsageError("--src and --dst must be different GPUs in 0.." +
+                     std::to_string(sc.gpus() - 1));
   }
   Counter counter;
   counter.now_fn = [&sc] { return sc.sim().now(); };
   // The transfer is split evenly over the source GPU's DMA engines (as a copy runtime would).
   const auto& s_node = sc.machine().gpus[static_cast<size_t>(src)];
   const uint64_t src_base = s_node.alloc->allocate(bytes.count());
-  const uint64_t dst_base = sc.machine().gpus[static_cast<size_t>(dst)].alloc->allocate(bytes.count());
+  const uint64_t dst_base =
+      sc.machine().gpus[static_cast<size_t>(dst)].alloc->allocate(bytes.count());
   const uint64_t engines = sc.spec().dma.engines;
   const uint64_t per = (bytes.count() + engines - 1) / engines;
   for (uint64_t off = 0; off < bytes.count(); off += per) {

@@ -2,7 +2,4 @@
 #include "cli/commands.h"
 #include "sim/errors.h"
 
-namespace t3sim::cli {
-
-
-}  // namespace t3sim::cli
+namespace t3sim::cli {}  // namespace t3sim::cli

@@ -57,7 +57,8 @@ std::vector<Job> plan_jobs(const Experiment& e, const std::vector<PointResult>& 
       }
       Job j{i, Job::Kind::kMode, m, system::Piece::kGemm, 0, {}};
       if (fig17 && m == system::Mode::kT3Mca) {
-        j.opts.trace_path = (dir / ("trace_" + p.model + "_" + p.sublayer + "_t3-mca.json")).string();
+        j.opts.trace_path =
+            (dir / ("trace_" + p.model + "_" + p.sublayer + "_t3-mca.json")).string();
       }
       jobs.push_back(j);
     }
@@ -74,10 +75,12 @@ std::vector<Job> plan_jobs(const Experiment& e, const std::vector<PointResult>& 
       if (m == system::Mode::kIdealNmc) pieces.push_back(system::Piece::kRsNmc);
     }
     if (!p.large && !e.ar_cus.empty()) pieces.push_back(system::Piece::kArCu);
-    for (auto pc : pieces) jobs.push_back(Job{i, Job::Kind::kPiece, system::Mode::kSequential, pc, 0, {}});
+    for (auto pc : pieces)
+      jobs.push_back(Job{i, Job::Kind::kPiece, system::Mode::kSequential, pc, 0, {}});
     if (!p.large) {
       for (uint32_t c : e.ar_cus) {
-        jobs.push_back(Job{i, Job::Kind::kCuSplit, system::Mode::kCuSplit, system::Piece::kGemm, c, {}});
+        jobs.push_back(
+            Job{i, Job::Kind::kCuSplit, system::Mode::kCuSplit, system::Piece::kGemm, c, {}});
       }
     }
   }
@@ -102,7 +105,8 @@ int cmd_reproduce(const Args& args, const Env& env) {
   unsigned jobs_n = 0;
   desc.add_options()("which", po::value(&which)->default_value("t3"), "reproduction: t3")(
       "out", po::value(&out), "output directory (default results/<experiment name>/)")(
-      "experiment", po::value(&experiment), "experiment file (default configs/experiments/t3-paper.json)")(
+      "experiment", po::value(&experiment),
+      "experiment file (default configs/experiments/t3-paper.json)")(
       "jobs,j", po::value(&jobs_n)->default_value(0), "worker threads (0 = all cores)");
   po::positional_options_description pos;
   pos.add("which", 1);
@@ -114,14 +118,15 @@ int cmd_reproduce(const Args& args, const Env& env) {
   const ConfigDoc doc = load_config(experiment, {env.configs_dir});
   Reproduction rep;
   rep.exp = read_experiment(env, doc);
-  const std::filesystem::path dir = out.empty() ? std::filesystem::path("results") / rep.exp.name
-                                                : std::filesystem::path(out);
+  const std::filesystem::path dir =
+      out.empty() ? std::filesystem::path("results") / rep.exp.name : std::filesystem::path(out);
   std::filesystem::create_directories(dir);
   add_points(env, rep.exp, rep.exp.fig16, false, rep.points);
   add_points(env, rep.exp, rep.exp.large, true, rep.points);
   std::map<int, ConfigDoc> systems;
   for (const auto& p : rep.points) {
-    if (!systems.count(p.tp)) systems.emplace(p.tp, load_system(env, system_for(rep.exp, p.tp), {}));
+    if (!systems.count(p.tp))
+      systems.emplace(p.tp, load_system(env, system_for(rep.exp, p.tp), {}));
   }
   const std::vector<Job> jobs = plan_jobs(rep.exp, rep.points, dir);
   std::vector<system::SublayerResult> results(jobs.size());
@@ -164,26 +169,31 @@ int cmd_reproduce(const Args& args, const Env& env) {
     }
     p.modes[system::Mode::kSequential] = system::compose_sequential(
         pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsCu), pc.at(system::Piece::kAgCu));
-    p.modes[system::Mode::kIdeal] = system::compose_ideal(
-        pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsCu), pc.at(system::Piece::kAgCu), false);
+    p.modes[system::Mode::kIdeal] =
+        system::compose_ideal(pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsCu),
+                              pc.at(system::Piece::kAgCu), false);
     if (pc.count(system::Piece::kRsNmc)) {
-      p.modes[system::Mode::kIdealNmc] = system::compose_ideal(
-          pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsNmc), pc.at(system::Piece::kAgCu), true);
+      p.modes[system::Mode::kIdealNmc] =
+          system::compose_ideal(pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsNmc),
+                                pc.at(system::Piece::kAgCu), true);
     }
   }
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   write_reproduction(rep, dir);
-  const std::string plot = "/usr/bin/python3 '" + (env.source_dir / "tools" / "plot_t3.py").string() +
-                           "' '" + dir.string() + "'";
+  const std::string plot = "/usr/bin/python3 '" +
+                           (env.source_dir / "tools" / "plot_t3.py").string() + "' '" +
+                           dir.string() + "'";
   if (std::system(plot.c_str()) != 0) {
-    std::fprintf(stderr, "t3sim reproduce: note: figures not drawn (needs /usr/bin/python3 with "
-                         "matplotlib; run tools/bootstrap.sh)\n");
+    std::fprintf(stderr,
+                 "t3sim reproduce: note: figures not drawn (needs /usr/bin/python3 with "
+                 "matplotlib; run tools/bootstrap.sh)\n");
   }
-  std::printf("reproduce: %zu points, %zu runs on %u threads in %.2f s wall; %llu events, %.1f M "
-              "events/s -> %s\n",
-              rep.points.size(), jobs.size(), rep.threads, rep.wall_s,
-              static_cast<unsigned long long>(rep.events),
-              static_cast<double>(rep.events) / rep.wall_s / 1e6, dir.c_str());
+  std::printf(
+      "reproduce: %zu points, %zu runs on %u threads in %.2f s wall; %llu events, %.1f M "
+      "events/s -> %s\n",
+      rep.points.size(), jobs.size(), rep.threads, rep.wall_s,
+      static_cast<unsigned long long>(rep.events),
+      static_cast<double>(rep.events) / rep.wall_s / 1e6, dir.c_str());
   return 0;
 }
 

@@ -22,7 +22,7 @@ struct PointResult {
   system::SublayerSpec spec;
   std::map<system::Mode, system::SublayerResult> modes;  // incl. composed ideal modes
   std::map<system::Piece, system::SublayerResult> pieces;
-  std::map<uint32_t, system::SublayerResult> cu_split;  // by AR CUs
+  std::map<uint32_t, system::SublayerResult> cu_split;       // by AR CUs
   std::map<system::Mode, system::SublayerResult> timelines;  // Fig. 17 runs (HBM timeline kept)
 };
 

@@ -65,9 +65,12 @@ nlohmann::ordered_json e2e_summary(const Reproduction& rep, std::string& csv) {
     if (g.by_sublayer.size() != 4) continue;
     for (Mode m : {Mode::kT3, Mode::kT3Mca}) {
       if (!g.by_sublayer.begin()->second->modes.count(m)) continue;
-      const double tr = project(training(g, Mode::kSequential), training(g, m), rep.exp.non_sliced_share);
-      const double in = project(inference(g, Mode::kSequential), inference(g, m), rep.exp.non_sliced_share);
-      csv += fmt::format("{},{},{},{:.2f},{:.2f}\n", key.first, key.second, system::to_string(m), tr, in);
+      const double tr =
+          project(training(g, Mode::kSequential), training(g, m), rep.exp.non_sliced_share);
+      const double in =
+          project(inference(g, Mode::kSequential), inference(g, m), rep.exp.non_sliced_share);
+      csv += fmt::format("{},{},{},{:.2f},{:.2f}\n", key.first, key.second, system::to_string(m),
+                         tr, in);
       auto& a = agg.try_emplace(m, std::array<double, 4>{0, -1e9, 0, -1e9}).first->second;
       a[0] += std::log1p(tr / 100);
       a[1] = std::max(a[1], tr);
@@ -91,15 +94,18 @@ nlohmann::ordered_json e2e_summary(const Reproduction& rep, std::string& csv) {
 std::string report_markdown(const Reproduction& rep, const nlohmann::ordered_json& s) {
   const nlohmann::json& paper = rep.exp.paper;
   std::string md = fmt::format("# T3 reproduction ({})\n\n", rep.exp.name);
-  md += fmt::format("{} points, {} simulated events, {:.2f} s wall on {} threads. Speedup % = "
-                    "(T_sequential / T_mode - 1) x 100; geomeans over points. Paper numbers: "
-                    "t3-paper.md §6 and §8 (mostly [secondary R1]).\n\n",
-                    rep.points.size(), rep.events, rep.wall_s, rep.threads);
+  md += fmt::format(
+      "{} points, {} simulated events, {:.2f} s wall on {} threads. Speedup % = "
+      "(T_sequential / T_mode - 1) x 100; geomeans over points. Paper numbers: "
+      "t3-paper.md §6 and §8 (mostly [secondary R1]).\n\n",
+      rep.points.size(), rep.events, rep.wall_s, rep.threads);
   md += "## Fig. 16: sublayer speedups (Mega-GPT-2, T-NLG; TP 8, 16)\n\n";
   md += "| quantity | t3sim | paper | difference |\n|---|---:|---:|---:|\n";
   for (const auto& [mode, v] : s["fig16"].items()) {
-    const auto pm = paper.value("fig16", nlohmann::json::object()).value(mode, nlohmann::json::object());
-    md += row(mode + " geomean speedup", v["geomean_speedup_pct"], pm.value("geomean", nlohmann::json()), " %");
+    const auto pm =
+        paper.value("fig16", nlohmann::json::object()).value(mode, nlohmann::json::object());
+    md += row(mode + " geomean speedup", v["geomean_speedup_pct"],
+              pm.value("geomean", nlohmann::json()), " %");
     md += row(mode + " max speedup", v["max_speedup_pct"], pm.value("max", nlohmann::json()), " %");
   }
   md += "\n## Fig. 18: DRAM data movement, t3-mca vs sequential\n\n";
@@ -111,8 +117,10 @@ std::string report_markdown(const Reproduction& rep, const nlohmann::ordered_jso
   md += "\n## Large models (GPT-3, PaLM, MT-NLG; TP 32)\n\n";
   md += "| quantity | t3sim | paper | difference |\n|---|---:|---:|---:|\n";
   for (const auto& [mode, v] : s["large_models"].items()) {
-    const auto pm = paper.value("large_models", nlohmann::json::object()).value(mode, nlohmann::json::object());
-    md += row(mode + " geomean speedup", v["geomean_speedup_pct"], pm.value("geomean", nlohmann::json()), " %");
+    const auto pm =
+        paper.value("large_models", nlohmann::json::object()).value(mode, nlohmann::json::object());
+    md += row(mode + " geomean speedup", v["geomean_speedup_pct"],
+              pm.value("geomean", nlohmann::json()), " %");
     md += row(mode + " max speedup", v["max_speedup_pct"], pm.value("max", nlohmann::json()), " %");
   }
   md += "\n## Fig. 6: CU split between GEMM and all-reduce\n\n";
@@ -123,18 +131,21 @@ std::string report_markdown(const Reproduction& rep, const nlohmann::ordered_jso
   md += "\n## End-to-end projection\n\n";
   md += fmt::format("Non-sliced share of baseline layer time: {:.2f} (paper: 40-45 %).\n\n",
                     rep.exp.non_sliced_share);
-  md += "| mode | training geomean % | training max % | inference geomean % | inference max % |\n"
-        "|---|---:|---:|---:|---:|\n";
+  md +=
+      "| mode | training geomean % | training max % | inference geomean % | inference max % |\n"
+      "|---|---:|---:|---:|---:|\n";
   for (const auto& [mode, v] : s["e2e"].items()) {
     if (!v.is_object()) continue;
     md += fmt::format("| {} | {} | {} | {} | {} |\n", mode, pct(v, "training_geomean_pct"),
                       pct(v, "training_max_pct"), pct(v, "inference_geomean_pct"),
                       pct(v, "inference_max_pct"));
   }
-  md += fmt::format("\nPaper (t3-paper.md §6.3): {}\n", paper.value("e2e", nlohmann::json()).dump());
-  md += "\n## Per-point results\n\nSee fig16.csv, large_models.csv, fig6.csv, fig18.csv, "
-        "fig17.csv, e2e.csv and points.json; figures: fig6.png, fig16.png, fig17.png, fig18.png, "
-        "large_models.png, e2e.png.\n";
+  md +=
+      fmt::format("\nPaper (t3-paper.md §6.3): {}\n", paper.value("e2e", nlohmann::json()).dump());
+  md +=
+      "\n## Per-point results\n\nSee fig16.csv, large_models.csv, fig6.csv, fig18.csv, "
+      "fig17.csv, e2e.csv and points.json; figures: fig6.png, fig16.png, fig17.png, fig18.png, "
+      "large_models.png, e2e.png.\n";
   return md;
 }
 

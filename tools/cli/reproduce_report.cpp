@@ -81,7 +81,8 @@ nlohmann::ordered_json data_movement(const std::vector<const PointResult*>& pts,
     total.add(ratio);
     max_red = std::max(max_red, (1 - ratio) * 100);
     if (mca.dram_bytes[rs] > 0) {
-      rs_read.add(static_cast<double>(seq.dram_bytes[rs]) / static_cast<double>(mca.dram_bytes[rs]));
+      rs_read.add(static_cast<double>(seq.dram_bytes[rs]) /
+                  static_cast<double>(mca.dram_bytes[rs]));
     }
   }
   return {{"geomean_reduction_pct", (1 - total.geomean()) * 100},
@@ -119,7 +120,8 @@ std::string fig17(const Reproduction& rep) {
   for (const auto& p : rep.points) {
     for (const auto& [m, r] : p.timelines) {
       for (size_t b = 0; b < r.timeline.size(); ++b) {
-        s += fmt::format("{},{:.2f}", system::to_string(m), (static_cast<double>(b) + 0.5) * r.timeline_bin_us);
+        s += fmt::format("{},{:.2f}", system::to_string(m),
+                         (static_cast<double>(b) + 0.5) * r.timeline_bin_us);
         for (uint64_t bytes : r.timeline[b]) {
           s += fmt::format(",{:.3f}", static_cast<double>(bytes) / (r.timeline_bin_us * 1e3));
         }
@@ -157,9 +159,10 @@ void write_reproduction(const Reproduction& rep, const std::filesystem::path& di
   write_file_atomic(dir / "e2e.csv", e2e_csv);
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const auto& p : rep.points) {
-    nlohmann::ordered_json jp = {{"model", p.model}, {"tp", p.tp}, {"sublayer", p.sublayer},
-                                 {"large", p.large}, {"tokens", p.tokens},
-                                 {"gemm", {p.spec.shape.m, p.spec.shape.n, p.spec.shape.k}}};
+    nlohmann::ordered_json jp = {
+        {"model", p.model},       {"tp", p.tp},
+        {"sublayer", p.sublayer}, {"large", p.large},
+        {"tokens", p.tokens},     {"gemm", {p.spec.shape.m, p.spec.shape.n, p.spec.shape.k}}};
     for (const auto& [m, r] : p.modes) {
       auto jr = system::to_json(r);
       jr.erase("wall_s");  // keep the file deterministic

@@ -28,7 +28,8 @@ Params run_params() {
   p.required("kind", ParamKind::kString, "document kind").one_of({"run"});
   p.required("system", ParamKind::kString, "system name (configs/systems) or config path");
   p.required("model", ParamKind::kString, "model name (configs/models)");
-  p.required("sublayer", ParamKind::kString, "op | fc2 | fc1 | ip").one_of({"op", "fc2", "fc1", "ip"});
+  p.required("sublayer", ParamKind::kString, "op | fc2 | fc1 | ip")
+      .one_of({"op", "fc2", "fc1", "ip"});
   p.required("mode", ParamKind::kString, "execution mode");
   p.optional("tokens", ParamKind::kInt, 0, "tokens (0 = model's seq_len x micro_batch)")
       .range(0, 1 << 24);

@@ -25,7 +25,7 @@ int cmd_sublayer(const Args& args, const Env& env) {
       "chunks", po::value(&chunks)->default_value(4), "decomposed: GEMM chunks")(
       "set", po::value(&sets)->composing(), "override a config value: path=value (repeatable)")(
       "json", po::bool_switch(), "print JSON")("trace", po::value(&trace),
-                                                 "write a Perfetto trace to this file");
+                                               "write a Perfetto trace to this file");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr,
                      "t3sim sublayer --system S --model M --sublayer op|fc2|fc1|ip --mode MODE")) {
@@ -67,14 +67,15 @@ int cmd_sublayer(const Args& args, const Env& env) {
   std::printf("  DRAM %.1f MB:", static_cast<double>(r.dram_total) / 1e6);
   for (size_t i = 0; i < r.dram_bytes.size(); ++i) {
     if (r.dram_bytes[i] == 0) continue;
-    std::printf(" %s %.1f", std::string(common::to_string(static_cast<common::TrafficClass>(i))).c_str(),
+    std::printf(" %s %.1f",
+                std::string(common::to_string(static_cast<common::TrafficClass>(i))).c_str(),
                 static_cast<double>(r.dram_bytes[i]) / 1e6);
   }
-  std::printf("\n  links %.1f MB | tracker triggers %llu max_occ %u stalls %llu | %llu events, %.3f s\n",
-              static_cast<double>(r.link_bytes) / 1e6,
-              static_cast<unsigned long long>(r.tracker_triggers), r.tracker_max_occupancy,
-              static_cast<unsigned long long>(r.tracker_stalls),
-              static_cast<unsigned long long>(r.events), r.wall_s);
+  std::printf(
+      "\n  links %.1f MB | tracker triggers %llu max_occ %u stalls %llu | %llu events, %.3f s\n",
+      static_cast<double>(r.link_bytes) / 1e6, static_cast<unsigned long long>(r.tracker_triggers),
+      r.tracker_max_occupancy, static_cast<unsigned long long>(r.tracker_stalls),
+      static_cast<unsigned long long>(r.events), r.wall_s);
   return 0;
 }
 

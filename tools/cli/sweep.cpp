@@ -19,8 +19,12 @@ namespace {
 class Progress {
  public:
   Progress(size_t total, size_t already, bool tty)
-      : total_(total), done_(already), start_done_(already), tty_(tty),
-        t0_(std::chrono::steady_clock::now()), last_(t0_) {}
+      : total_(total),
+        done_(already),
+        start_done_(already),
+        tty_(tty),
+        t0_(std::chrono::steady_clock::now()),
+        last_(t0_) {}
   void tick() {
     ++done_;
     const auto now = std::chrono::steady_clock::now();

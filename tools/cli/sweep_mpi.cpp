@@ -77,7 +77,8 @@ int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
     int len = 0;
     MPI_Get_count(&st, MPI_CHAR, &len);
     std::string msg(static_cast<size_t>(len), '\0');
-    MPI_Recv(msg.data(), len, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(msg.data(), len, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
     if (st.MPI_TAG == kDoneTag) {
       ++finished;
       continue;

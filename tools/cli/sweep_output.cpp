@@ -14,7 +14,7 @@
 
 namespace t3sim::cli {
 namespace {
-constexpr const char* kResultColumns[] = {"total_us", "gemm_us",   "rs_exposed_us", "ag_us",
+constexpr const char* kResultColumns[] = {"total_us",   "gemm_us",    "rs_exposed_us", "ag_us",
                                           "dram_total", "link_bytes", "events"};
 
 std::string csv_field(const std::string& s) {
@@ -63,8 +63,9 @@ void SweepOutput::load_existing() {
     if (first) {
       first = false;
       if (line != header()) {
-        throw ConfigError(path_.string(), "", "--resume: the header does not match this sweep "
-                                              "(different spec?); use another --out");
+        throw ConfigError(path_.string(), "",
+                          "--resume: the header does not match this sweep "
+                          "(different spec?); use another --out");
       }
       continue;
     }

@@ -27,7 +27,7 @@ class SweepOutput {
   bool done(size_t index) const { return rows_.count(index) != 0; }
   size_t count() const { return rows_.size(); }
   void append(size_t index, const std::string& line);  // line without trailing newline
-  void finalize();  // rewrite sorted, atomically
+  void finalize();                                     // rewrite sorted, atomically
 
  private:
   std::string header() const;

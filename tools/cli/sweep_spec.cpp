@@ -15,7 +15,7 @@ namespace t3sim::cli {
 namespace {
 
 constexpr std::array<std::string_view, 7> kWorkloadPaths{"model",  "tp",     "sublayer", "mode",
-                                                          "tokens", "ar_cus", "chunks"};
+                                                         "tokens", "ar_cus", "chunks"};
 
 bool is_workload(const std::string& p) {
   return std::find(kWorkloadPaths.begin(), kWorkloadPaths.end(), p) != kWorkloadPaths.end();
@@ -29,7 +29,8 @@ Params base_params() {
   Params p;
   p.required("system", ParamKind::kString, "system name or path");
   p.required("model", ParamKind::kString, "model name");
-  p.optional("sublayer", ParamKind::kString, "fc2", "op | fc2 | fc1 | ip").one_of({"op", "fc2", "fc1", "ip"});
+  p.optional("sublayer", ParamKind::kString, "fc2", "op | fc2 | fc1 | ip")
+      .one_of({"op", "fc2", "fc1", "ip"});
   p.optional("mode", ParamKind::kString, "sequential", "execution mode");
   p.optional("tokens", ParamKind::kInt, 0, "tokens (0 = model default)").range(0, 1 << 24);
   p.optional("ar_cus", ParamKind::kInt, 16, "cu-split CUs").range(1, 4095);
@@ -87,14 +88,22 @@ SweepPoint sweep_point(const SweepSpec& s, size_t index) {
       const std::string& path = s.axes[a].paths[k];
       const nlohmann::json& v = s.axes[a].values[pick[a]][k];
       p.labels.push_back(label(v));
-      if (path == "model") p.model = v.get<std::string>();
-      else if (path == "tp") p.tp = v.get<int>();
-      else if (path == "sublayer") p.sublayer = v.get<std::string>();
-      else if (path == "mode") p.mode = v.get<std::string>();
-      else if (path == "tokens") p.tokens = v.get<int64_t>();
-      else if (path == "ar_cus") p.ar_cus = v.get<uint32_t>();
-      else if (path == "chunks") p.chunks = v.get<uint32_t>();
-      else p.sets.push_back(path + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+      if (path == "model")
+        p.model = v.get<std::string>();
+      else if (path == "tp")
+        p.tp = v.get<int>();
+      else if (path == "sublayer")
+        p.sublayer = v.get<std::string>();
+      else if (path == "mode")
+        p.mode = v.get<std::string>();
+      else if (path == "tokens")
+        p.tokens = v.get<int64_t>();
+      else if (path == "ar_cus")
+        p.ar_cus = v.get<uint32_t>();
+      else if (path == "chunks")
+        p.chunks = v.get<uint32_t>();
+      else
+        p.sets.push_back(path + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
     }
   }
   return p;
@@ -162,8 +171,7 @@ void check_config_value(const Env& env, const SweepSpec& s, const std::string& p
   }
   apply_override(doc, path + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
   try {
-    Simulator sim;
-    system::System sys(sim, ConfigNode::root(doc));
+    check_system_doc(doc);
   } catch (const ConfigError& e) {
     where.fail(std::string("value rejected: ") + e.what());
   }
@@ -191,7 +199,8 @@ SweepSpec read_sweep(const Env& env, const ConfigDoc& doc) {
   s.chunks = static_cast<uint32_t>(base.integer("chunks"));
   if (base.present("set")) {
     for (const auto& v : base.node("set").json()) {
-      if (!v.is_string()) b.node("base").fail_key("set", "overrides must be \"path=value\" strings");
+      if (!v.is_string())
+        b.node("base").fail_key("set", "overrides must be \"path=value\" strings");
       s.sets.push_back(v.get<std::string>());
     }
   }

@@ -19,7 +19,7 @@
 namespace t3sim::cli {
 
 struct SweepAxis {
-  std::vector<std::string> paths;                 // one, or several for a zip
+  std::vector<std::string> paths;                   // one, or several for a zip
   std::vector<std::vector<nlohmann::json>> values;  // values[k][path]
 };
 

@@ -151,7 +151,9 @@ TEST(FusedPlanRing, EightGpusMegaGpt2Fc2) {
   check_ring(make_input({1024, 3072, 1536}, identity_ring(8)));
 }
 
-TEST(FusedPlanRing, FourGpusAndTallGrid) { check_ring(make_input({4096, 1024, 512}, identity_ring(4))); }
+TEST(FusedPlanRing, FourGpusAndTallGrid) {
+  check_ring(make_input({4096, 1024, 512}, identity_ring(4)));
+}
 
 TEST(FusedPlanRing, PermutedRingUsesRingNeighbours) {
   check_ring(make_input({1024, 3072, 1536}, {3, 0, 6, 1, 7, 2, 5, 4}));
@@ -225,7 +227,8 @@ TEST(FusedPlan, ChunksAreEqualContiguousBlocks) {
     const auto plans = build_fused_rs(in, FusedKind::kRing);
     const GpuFusedPlan& p = plans[0];
     const Derived d = derive(in, p);
-    SCOPED_TRACE(std::to_string(shape.m) + "x" + std::to_string(shape.n) + " N=" + std::to_string(n));
+    SCOPED_TRACE(std::to_string(shape.m) + "x" + std::to_string(shape.n) +
+                 " N=" + std::to_string(n));
     std::map<uint32_t, std::vector<uint32_t>> chunk_tiles;
     std::map<uint32_t, uint64_t> chunk_bytes;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [offset, offset + bytes) per tile

@@ -46,8 +46,8 @@ struct Harness {
       : sc(ring8(), 1, nullptr) {
     sc.allocate(gpu::GemmShape{256, 256, 256}, 2);
     tracker = std::make_unique<Tracker>(sc.sim(), &sc.system().machine_component(0), "tracker_ut",
-                                        0, capacity, local_slots, tiles,
-                                        *sc.machine().gpus[0].dma, *sc.machine().remote, &listener);
+                                        0, capacity, local_slots, tiles, *sc.machine().gpus[0].dma,
+                                        *sc.machine().remote, &listener);
   }
   void update(uint32_t tile, uint64_t bytes = kTileBytes, uint16_t contrib = 1) {
     common::MemRequest r;
@@ -68,9 +68,17 @@ struct Harness {
   TileProgram dma_tile(uint32_t tile) {
     TileProgram p = final_tile(2);
     p.has_dma = true;
-    p.dma = gpu::DmaDescriptor{sc.buffers(0).c, 1, sc.buffers(1).c + tile * kTileBytes, kTileBytes,
-                               common::MemCmd::kUpdate, common::TrafficClass::kRsRead,
-                               common::TrafficClass::kRsUpdate, common::kNoTile, 1, nullptr, 0};
+    p.dma = gpu::DmaDescriptor{sc.buffers(0).c,
+                               1,
+                               sc.buffers(1).c + tile * kTileBytes,
+                               kTileBytes,
+                               common::MemCmd::kUpdate,
+                               common::TrafficClass::kRsRead,
+                               common::TrafficClass::kRsUpdate,
+                               common::kNoTile,
+                               1,
+                               nullptr,
+                               0};
     return p;
   }
   system::Scenario sc;
@@ -86,7 +94,8 @@ TEST(Tracker, EveryProgrammedEntryTriggersExactlyOnce) {
   for (uint32_t t = 0; t < 12; ++t) {
     ASSERT_TRUE(h.tracker->admit_local(t));
     h.update(t);
-    EXPECT_EQ(h.listener.completions.count(std::pair<int, uint32_t>{0, t}), 0u) << "fired below threshold, tile " << t;
+    EXPECT_EQ(h.listener.completions.count(std::pair<int, uint32_t>{0, t}), 0u)
+        << "fired below threshold, tile " << t;
     h.update(t);
   }
   EXPECT_EQ(h.tracker->triggers(), 4u);  // DMA tiles
@@ -185,8 +194,8 @@ TEST(Tracker, CapacityZeroInSystemConfigIsConfigError) {
   spec.shape = {1024, 3072, 1536};
   EXPECT_THROW(
       {
-        const ConfigDoc doc = system::load_system_config("t3-ring-8", kSource / "configs",
-                                                         {"t3.tracker_entries=0"});
+        const ConfigDoc doc =
+            system::load_system_config("t3-ring-8", kSource / "configs", {"t3.tracker_entries=0"});
         system::run_sublayer(doc, spec, system::Mode::kT3);
       },
       ConfigError);
