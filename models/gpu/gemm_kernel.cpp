@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/gpu/tile_select.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
 
@@ -18,20 +19,18 @@ GemmKernel::GemmKernel(Simulator& sim, Component* parent, std::string name, int 
       stores_(stores),
       remote_(remote),
       hooks_(hooks),
-      l2_(spec.l2, (plan_.tiles_m() + plan_.tiles_n()) * spec.k_phases, plan_.tiles()) {
+      l2_(spec.l2, 0, 0) {
   if (plan_.order.size() != plan_.tiles() || plan_.stores.size() != plan_.tiles()) {
     throw ModelError(path(), "GEMM plan order/stores do not cover every tile");
   }
-  // Full-tile compute time of one K phase, in whole CU cycles.
-  const U128 flops = static_cast<U128>(2) * plan_.tile_m * plan_.tile_n *
-                     ((plan_.shape.k + spec.k_phases - 1) / spec.k_phases);
-  const double per_cycle = spec.flops_per_cu_cycle * spec.efficiency / spec.wgs_per_cu;
-  const auto cycles = static_cast<uint64_t>(static_cast<double>(flops) / per_cycle + 0.999999);
-  phase_time_ = spec.clock.cycles(cycles);
+  if (plan_.split_k == 0) throw ModelError(path(), "GEMM plan split_k must be >= 1");
+  configure();
   stats().add("tiles", tiles_, "count", "output tiles computed");
   stats().add("dram_read_bytes", read_bytes_, "B", "input bytes fetched from HBM (L2 misses)");
   stats().add("admit_stalls", admit_stalls_, "count", "dispatches refused by the tracker");
   stats().add("phase_stalls", phase_stalls_, "count", "K phases that waited for input data");
+  stats().add("partial_bytes", partial_bytes_, "B",
+              "split-K FP32 partial bytes written (the same bytes are read back)");
   stats().add_formula(
       "l2_hits", [this] { return static_cast<double>(l2_.hits()); }, "count",
       "input slices found in L2");
@@ -40,9 +39,27 @@ GemmKernel::GemmKernel(Simulator& sim, Component* parent, std::string name, int 
       "input slices fetched from HBM");
 }
 
+// Derived state of the plan: phase compute time (whole CU cycles, full tile), L2 slice ids.
+void GemmKernel::configure() {
+  const uint32_t p = phases_total();
+  phase_time_ =
+      phase_time(spec_, plan_.tile_m, plan_.tile_n, (plan_.shape.k + p - 1) / p, plan_.elem_bytes);
+  l2_ = SliceCache(spec_.l2, (plan_.tiles_m() + plan_.tiles_n()) * p, plan_.tiles());
+  const size_t per_tile = plan_.split_k > 1 ? plan_.tiles() : 0;
+  splits_left_.assign(per_tile, plan_.split_k);
+  partials_out_.assign(per_tile, 0);
+  reducer_.assign(per_tile, kNoWg);
+}
+
 void GemmKernel::launch(uint32_t cus) {
   const uint32_t slots = cus * spec_.wgs_per_cu;
   if (slots == 0) throw ModelError(path(), "GEMM launched on zero CUs");
+  if (plan_.retile && spec_.tile_select == TileSelect::kHeuristic) {
+    const TileChoice c = select_tile(spec_, plan_.shape, plan_.elem_bytes, cus);
+    plan_ = local_gemm_plan(plan_.shape, plan_.elem_bytes, c.tile_m, c.tile_n, spec_.group_m, gpu_,
+                            plan_.a_addr, plan_.b_addr, plan_.c_addr, c.split_k);
+    configure();
+  }
   wgs_.assign(slots, Wg{});
   ready_.assign(static_cast<size_t>(slots) * spec_.k_phases, 0);
   free_wgs_.clear();
@@ -63,10 +80,13 @@ void GemmKernel::admit_retry() {
   dispatch();
 }
 
+// Work item i is split i % split_k of tile order[i / split_k] (a tile's splits are adjacent).
 void GemmKernel::dispatch() {
-  while (!free_wgs_.empty() && next_tile_ < plan_.order.size() && !blocked_) {
-    const uint32_t tile = plan_.order[next_tile_];
-    if (hooks_ != nullptr && !hooks_->admit(tile)) {
+  const size_t items = plan_.order.size() * plan_.split_k;
+  while (!free_wgs_.empty() && next_tile_ < items && !blocked_) {
+    const uint32_t tile = plan_.order[next_tile_ / plan_.split_k];
+    const auto split = static_cast<uint32_t>(next_tile_ % plan_.split_k);
+    if (split == 0 && hooks_ != nullptr && !hooks_->admit(tile)) {
       blocked_ = true;
       admit_stalls_.inc();
       return;
@@ -74,7 +94,7 @@ void GemmKernel::dispatch() {
     ++next_tile_;
     const uint32_t w = free_wgs_.back();
     free_wgs_.pop_back();
-    wgs_[w] = Wg{tile, 0, 0, false, true, now()};
+    wgs_[w] = Wg{tile, split, 0, 0, false, true, now()};
     std::fill_n(ready_.begin() + static_cast<std::ptrdiff_t>(w) * spec_.k_phases, spec_.k_phases,
                 0);
     const uint32_t ahead = std::min(spec_.prefetch_phases, spec_.k_phases);
@@ -83,26 +103,36 @@ void GemmKernel::dispatch() {
   }
 }
 
+// Phases are global over the whole K: split s covers [s x k_phases, (s + 1) x k_phases).
 uint64_t GemmKernel::phase_k(uint32_t phase) const {
-  const uint64_t base = plan_.shape.k / spec_.k_phases;
-  return base + (phase < plan_.shape.k % spec_.k_phases ? 1 : 0);
+  const uint64_t base = plan_.shape.k / phases_total();
+  return base + (phase < plan_.shape.k % phases_total() ? 1 : 0);
+}
+
+uint64_t GemmKernel::phase_k0(uint32_t phase) const {
+  return phase * (plan_.shape.k / phases_total()) +
+         std::min<uint64_t>(phase, plan_.shape.k % phases_total());
 }
 
 uint32_t GemmKernel::slice_id_a(uint32_t tile, uint32_t phase) const {
-  return (tile / plan_.tiles_n()) * spec_.k_phases + phase;
+  return (tile / plan_.tiles_n()) * phases_total() + phase;
 }
 
 uint32_t GemmKernel::slice_id_b(uint32_t tile, uint32_t phase) const {
-  return (plan_.tiles_m() + tile % plan_.tiles_n()) * spec_.k_phases + phase;
+  return (plan_.tiles_m() + tile % plan_.tiles_n()) * phases_total() + phase;
 }
 
-void GemmKernel::request_phase(uint32_t w, uint32_t phase) {
+uint64_t GemmKernel::tile_partial_bytes(uint32_t tile) const {
+  return plan_.tile_rows(tile) * plan_.tile_cols(tile) * kPartialElemBytes;
+}
+
+void GemmKernel::request_phase(uint32_t w, uint32_t local) {
   Wg& wg = wgs_[w];
-  wg.next_request = phase + 1;
+  wg.next_request = local + 1;
+  const uint32_t phase = wg.split * spec_.k_phases + local;
   const uint64_t k = phase_k(phase);
-  const uint64_t k0 = phase * (plan_.shape.k / spec_.k_phases) +
-                      std::min<uint64_t>(phase, plan_.shape.k % spec_.k_phases);
-  const uint32_t waiter = w * spec_.k_phases + phase;
+  const uint64_t k0 = phase_k0(phase);
+  const uint32_t waiter = w * spec_.k_phases + local;
   const uint32_t ids[2] = {slice_id_a(wg.tile, phase), slice_id_b(wg.tile, phase)};
   const uint64_t bytes[2] = {plan_.tile_rows(wg.tile) * k * plan_.elem_bytes,
                              plan_.tile_cols(wg.tile) * k * plan_.elem_bytes};
@@ -165,16 +195,77 @@ void GemmKernel::phase_done(uint64_t w64) {
     try_compute(w);
     return;
   }
-  store(w);
+  if (spec_.wg_overhead == Duration{}) {
+    k_loop_done(w);
+  } else {
+    sim().call_at<GemmKernel, &GemmKernel::k_loop_done>(now() + spec_.wg_overhead, this, w);
+  }
+}
+
+// The K loop and the per-WG overhead are done.
+void GemmKernel::k_loop_done(uint64_t w64) {
+  const auto w = static_cast<uint32_t>(w64);
+  if (plan_.split_k == 1) {
+    store(w);
+  } else {
+    split_done(w);
+  }
+}
+
+// Split-K: all but the last split of a tile write their partial and leave; the last reduces.
+void GemmKernel::split_done(uint32_t w) {
+  const uint32_t tile = wgs_[w].tile;
+  if (--splits_left_[tile] == 0) {
+    reducer_[tile] = w;
+    if (partials_out_[tile] == 0) reduce(w);
+    return;
+  }
+  Access a;
+  a.addr = plan_.workspace_addr + (static_cast<uint64_t>(tile) * plan_.split_k + wgs_[w].split) *
+                                      plan_.tile_m * plan_.tile_n * kPartialElemBytes;
+  a.bytes = tile_partial_bytes(tile);
+  a.cmd = common::MemCmd::kWrite;
+  a.cls = common::TrafficClass::kGemmWrite;
+  a.done = this;
+  a.tag = kPartialTag | tile;
+  ++partials_out_[tile];
+  partial_bytes_.inc(a.bytes);
+  stores_.submit(a);
+  release(w);
+  dispatch();
+}
+
+// The reducing WG reads the tile's s-1 partials back (one access over its workspace slots).
+void GemmKernel::reduce(uint32_t w) {
+  const uint32_t tile = wgs_[w].tile;
+  reducer_[tile] = kNoWg;
+  Access a;
+  a.addr = plan_.workspace_addr + static_cast<uint64_t>(tile) * plan_.split_k * plan_.tile_m *
+                                      plan_.tile_n * kPartialElemBytes;
+  a.bytes = tile_partial_bytes(tile) * (plan_.split_k - 1);
+  a.cmd = common::MemCmd::kRead;
+  a.cls = common::TrafficClass::kGemmRead;
+  a.done = this;
+  a.tag = kReduceTag | w;
+  reads_.submit(a);
+}
+
+// Frees WG slot w and dispatches more work.
+void GemmKernel::release(uint32_t w) {
+  Wg& wg = wgs_[w];
+  wg.busy = false;
+  if (TraceWriter* tr = sim().tracer()) {
+    tr->complete(gpu_, static_cast<int>(w), name(), wg.started, now() - wg.started);
+  }
+  free_wgs_.push_back(w);
 }
 
 void GemmKernel::store(uint32_t w) {
-  Wg& wg = wgs_[w];
-  const uint32_t tile = wg.tile;
+  const uint32_t tile = wgs_[w].tile;
   const TileStore& s = plan_.stores[tile];
   const uint64_t bytes = plan_.tile_bytes(tile);
   tiles_.inc();
-  if (s.cached) l2_.pollute((plan_.tiles_m() + plan_.tiles_n()) * spec_.k_phases + tile, bytes);
+  if (s.cached) l2_.pollute((plan_.tiles_m() + plan_.tiles_n()) * phases_total() + tile, bytes);
   if (s.dst_gpu == gpu_) {
     Access a;
     a.addr = s.addr;
@@ -198,25 +289,30 @@ void GemmKernel::store(uint32_t w) {
     r.tag = kStoreTag | tile;
     remote_.post(r);
   }
-  wg.busy = false;
-  if (TraceWriter* tr = sim().tracer()) {
-    tr->complete(gpu_, static_cast<int>(w), name(), wg.started, now() - wg.started);
-  }
-  free_wgs_.push_back(w);
+  release(w);
   if (--computing_left_ == 0) compute_done_ = now();
   if (hooks_ != nullptr) hooks_->tile_computed(tile);
   dispatch();
 }
 
 void GemmKernel::access_done(uint64_t tag) {
-  if ((tag & kStoreTag) == 0) {
-    l2_.filled(static_cast<uint32_t>(tag), *this);
+  if ((tag & kStoreTag) != 0) {
+    if (--stores_left_ == 0) {
+      done_ = now();
+      if (hooks_ != nullptr) hooks_->kernel_done();
+    }
     return;
   }
-  if (--stores_left_ == 0) {
-    done_ = now();
-    if (hooks_ != nullptr) hooks_->kernel_done();
+  if ((tag & kPartialTag) != 0) {
+    const auto tile = static_cast<uint32_t>(tag & ~kPartialTag);
+    if (--partials_out_[tile] == 0 && reducer_[tile] != kNoWg) reduce(reducer_[tile]);
+    return;
   }
+  if ((tag & kReduceTag) != 0) {
+    store(static_cast<uint32_t>(tag & ~kReduceTag));
+    return;
+  }
+  l2_.filled(static_cast<uint32_t>(tag), *this);
 }
 
 void GemmKernel::finish() {

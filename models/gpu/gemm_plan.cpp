@@ -16,14 +16,18 @@ uint64_t GemmPlan::tile_cols(uint32_t t) const {
 
 GemmPlan local_gemm_plan(GemmShape shape, uint32_t elem_bytes, uint32_t tile_m, uint32_t tile_n,
                          uint32_t group_m, int gpu, uint64_t a_addr, uint64_t b_addr,
-                         uint64_t c_addr) {
+                         uint64_t c_addr, uint32_t split_k) {
   GemmPlan p;
   p.shape = shape;
   p.elem_bytes = elem_bytes;
   p.tile_m = tile_m;
   p.tile_n = tile_n;
+  p.split_k = split_k;
   p.a_addr = a_addr;
   p.b_addr = b_addr;
+  p.c_addr = c_addr;
+  p.workspace_addr = c_addr + (shape.m * shape.n * elem_bytes + 4095) / 4096 * 4096;
+  p.retile = true;
   const uint32_t n = p.tiles();
   p.stores.resize(n);
   append_grouped_order(p.order, p.tiles_n(), 0, p.tiles_m(), group_m);

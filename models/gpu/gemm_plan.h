@@ -1,8 +1,10 @@
-// GemmPlan: what a GEMM kernel does, as data. Shape and element size; the dispatch order of output
-// tiles (the WG schedule; T3 staggers it per GPU); and, per tile, where its output store goes (the
-// output address map: local or a remote GPU, WRITE or NMC UPDATE, traffic class, tracker tile id,
-// cached or uncached). The baseline GEMM and every T3 variant differ only in this data.
-// Invariant: order is a permutation of [0, tiles); stores.size() == tiles.
+// GemmPlan: what a GEMM kernel does, as data. Shape and element size; the macro-tile and split-K;
+// the dispatch order of output tiles (the WG schedule; T3 staggers it per GPU); and, per tile,
+// where its output store goes (the output address map: local or a remote GPU, WRITE or NMC UPDATE,
+// traffic class, tracker tile id, cached or uncached). The baseline GEMM and every T3 variant
+// differ only in this data. A baseline plan (local_gemm_plan) is marked `retile`: its launch may
+// re-tile it per the preset's tile_select (tile_select.h); T3's fused plans never are.
+// Invariant: order is a permutation of [0, tiles); stores.size() == tiles; split_k >= 1.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +34,13 @@ struct GemmPlan {
   uint32_t elem_bytes = 2;
   uint32_t tile_m = 128;
   uint32_t tile_n = 128;
+  uint32_t split_k = 1;  // WGs per output tile, each over 1/split_k of K (partials reduced)
   uint64_t a_addr = 0;
   uint64_t b_addr = 0;
+  uint64_t c_addr = 0;          // output base of a local plan (tile-major)
+  uint64_t workspace_addr = 0;  // split-K FP32 partial tiles: split_k slots per tile
+  bool retile = false;  // set by local_gemm_plan: the launch may rebuild it (tile_select); clear
+                        // it after editing order or stores
   std::vector<uint32_t> order;
   std::vector<TileStore> stores;
 
@@ -45,11 +52,16 @@ struct GemmPlan {
   uint64_t tile_bytes(uint32_t t) const { return tile_rows(t) * tile_cols(t) * elem_bytes; }
 };
 
+// Bytes of one split-K partial tile element (FP32 accumulators).
+inline constexpr uint32_t kPartialElemBytes = 4;
+
 // A plan whose stores all go to local memory as cached WRITEs at `c_addr` (tile-major layout),
-// dispatched in grouped order (the baseline GEMM).
+// dispatched in grouped order (the baseline GEMM), marked `retile`. With split_k > 1 the FP32
+// partials go to a workspace right after C (the simulator carries no data: the address only picks
+// HBM channels).
 GemmPlan local_gemm_plan(GemmShape shape, uint32_t elem_bytes, uint32_t tile_m, uint32_t tile_n,
                          uint32_t group_m, int gpu, uint64_t a_addr, uint64_t b_addr,
-                         uint64_t c_addr);
+                         uint64_t c_addr, uint32_t split_k = 1);
 
 // Appends tile ids of tile rows [row_begin, row_end) in grouped order: blocks of `group_m` tile
 // rows are walked column by column, so a wave of WGs shares a few A row-panels and B column-panels

@@ -1,6 +1,31 @@
 #include "models/gpu/gpu_spec.h"
 
+#include <charconv>
+#include <string>
+
 namespace t3sim::gpu {
+namespace {
+
+// Parses "MxN" (e.g. "128x256") with both sides in 16..1024.
+TileShape parse_tile(const ConfigNode& node) {
+  if (!node.json().is_string()) node.fail("a tile must be a string \"MxN\", e.g. \"128x256\"");
+  const std::string s = node.json().get<std::string>();
+  const size_t x = s.find('x');
+  TileShape t{0, 0};
+  const char* end = s.data() + s.size();
+  if (x != std::string::npos) {
+    const auto a = std::from_chars(s.data(), s.data() + x, t.m);
+    const auto b = std::from_chars(s.data() + x + 1, end, t.n);
+    if (a.ptr != s.data() + x || a.ec != std::errc() || b.ptr != end || b.ec != std::errc())
+      t.m = 0;
+  }
+  if (t.m < 16 || t.m > 1024 || t.n < 16 || t.n > 1024) {
+    node.fail("tile '" + s + "' must be \"MxN\" with M and N in 16..1024");
+  }
+  return t;
+}
+
+}  // namespace
 
 Params gpu_params() {
   Params p;
@@ -20,6 +45,19 @@ Params gpu_params() {
   p.optional("wgs_per_cu", ParamKind::kInt, 1, "concurrent GEMM WGs per CU").range(1, 16);
   p.optional("group_m", ParamKind::kInt, 8, "tile rows per dispatch group (L2 swizzle)")
       .range(1, 4096);
+  p.optional("tile_select", ParamKind::kString, "fixed",
+             "baseline GEMM tiling: fixed (tile_m x tile_n) or heuristic (tiles, split-K)")
+      .one_of({"fixed", "heuristic"});
+  p.optional("tiles", ParamKind::kArray, nlohmann::json::array(),
+             "heuristic candidate macro-tiles \"MxN\", largest first (default: tile_m x tile_n)");
+  p.optional("max_split_k", ParamKind::kInt, 1, "largest split-K the heuristic may choose")
+      .range(1, 64);
+  p.optional("wg_overhead", ParamKind::kDuration, "0 ns",
+             "fixed time per GEMM WG beyond its K loop (prologue + epilogue)")
+      .range(0, 1e9);
+  p.optional(
+      "l2_bandwidth", ParamKind::kBandwidth, "0 B/s",
+      "L2 -> CU bandwidth of all CUs together, bounding each WG's input rate (0: unlimited)");
   p.required("launch_overhead", ParamKind::kDuration, "kernel launch overhead");
   p.optional("txn", ParamKind::kBytes, "16 KiB", "memory transaction size (fidelity knob)")
       .range(64, 1 << 24);
@@ -46,6 +84,14 @@ GpuSpec bind_gpu(const ConfigNode& node) {
   s.prefetch_phases = static_cast<uint32_t>(b.integer("prefetch_phases"));
   s.wgs_per_cu = static_cast<uint32_t>(b.integer("wgs_per_cu"));
   s.group_m = static_cast<uint32_t>(b.integer("group_m"));
+  s.tile_select = b.str("tile_select") == "heuristic" ? TileSelect::kHeuristic : TileSelect::kFixed;
+  if (b.present("tiles")) {
+    const ConfigNode tiles = b.node("tiles");
+    for (size_t i = 0; i < tiles.size(); ++i) s.tiles.push_back(parse_tile(tiles.at(i)));
+  }
+  s.max_split_k = static_cast<uint32_t>(b.integer("max_split_k"));
+  s.wg_overhead = b.duration("wg_overhead");
+  s.l2_bandwidth = b.bandwidth("l2_bandwidth");
   s.launch_overhead = b.duration("launch_overhead");
   s.txn = b.bytes("txn");
   s.read_window = static_cast<uint32_t>(b.integer("read_window"));

@@ -1,11 +1,14 @@
 // GpuSpec: the compute side of one GPU as bound from a preset: CU count and clock, matrix
-// throughput per CU per cycle, the GEMM kernel's tiling (macro-tile, K phases, prefetch depth),
-// L2 capacity, memory transaction size and request windows, kernel launch overhead, DMA engines.
-// Every value comes from a preset whose "source" object cites its origin (hardware.md,
-// t3-paper.md §4.1) or names it a t3sim modelling choice.
+// throughput per CU per cycle, the GEMM kernel's tiling (macro-tile, K phases, prefetch depth) and
+// how a baseline GEMM picks it (tile_select: the preset tile, or a heuristic over candidate tiles
+// and split-K, tile_select.h), the per-WG overhead and L2 -> CU bandwidth, L2 capacity, memory
+// transaction size and request windows, kernel launch overhead, DMA engines. Every value comes
+// from a preset whose "source" object cites its origin (hardware.md, t3-paper.md §4.1, a fit to
+// measurements.md §3) or names it a t3sim modelling choice.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "models/gpu/dma_engine.h"
 #include "sim/config.h"
@@ -13,6 +16,15 @@
 #include "sim/units.h"
 
 namespace t3sim::gpu {
+
+// How a baseline (local) GEMM chooses its macro-tile: kFixed uses tile_m x tile_n and no split-K
+// (the T3 presets); kHeuristic picks among `tiles` and split-K 1..max_split_k (tile_select.h).
+enum class TileSelect { kFixed, kHeuristic };
+
+struct TileShape {
+  uint32_t m = 128;
+  uint32_t n = 128;
+};
 
 struct GpuSpec {
   uint32_t cus = 0;
@@ -26,6 +38,11 @@ struct GpuSpec {
   uint32_t prefetch_phases = 2;  // phases of input requested ahead of compute (LDS buffering)
   uint32_t wgs_per_cu = 1;
   uint32_t group_m = 8;  // tile rows per dispatch group (L2 swizzle)
+  TileSelect tile_select = TileSelect::kFixed;
+  std::vector<TileShape> tiles;  // heuristic candidates, largest first (empty: tile_m x tile_n)
+  uint32_t max_split_k = 1;      // largest K split the heuristic may choose
+  Duration wg_overhead;          // fixed time per WG beyond its K loop (pipeline fill + drain)
+  Bandwidth l2_bandwidth;        // L2 -> CU bandwidth, shared evenly by all WG slots (0: unlimited)
   Duration launch_overhead;
   Bytes txn;                   // memory transaction size (fidelity knob)
   uint32_t read_window = 256;  // GEMM load requests in flight per GPU (MSHRs)

@@ -118,11 +118,12 @@ ConfigDoc h100() {
 }
 
 TEST(ValidationFit, RecoversAKnownGemmEfficiency) {
-  // Synthetic measurements: the simulator itself at efficiency 0.7, on small shapes.
+  // Synthetic measurements: the simulator itself at efficiency 0.7, on shapes whose tiles are
+  // compute-bound (1024^3 picks small tiles limited by L2 bandwidth, not by efficiency).
   const ConfigDoc truth = with_value(h100(), "gpu.efficiency", 0.7);
   std::vector<GemmPoint> pts;
   for (const auto& [m, n, k] :
-       {std::array<uint64_t, 3>{1024, 1024, 1024}, {512, 2048, 1024}, {2048, 512, 2048}}) {
+       {std::array<uint64_t, 3>{2048, 2048, 2048}, {1024, 2048, 4096}, {4096, 2048, 1024}}) {
     GemmPoint p;
     p.m = m, p.n = n, p.k = k;
     p.tflops = sim_gemm_tflops(truth, m, n, k);
