@@ -6,6 +6,8 @@
 
 #include "models/collectives/cu_executor.h"
 #include "models/collectives/dma_executor.h"
+#include "models/collectives/fold.h"
+#include "models/common/mirror.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
 
@@ -26,6 +28,15 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
     schedule_ = make_hierarchical(g);
   } else {
     schedule_ = make_ring(g);
+  }
+  if (spec.fold) {
+    if (exec_ != Executor::kCu) throw common::FoldError("DMA-engine collectives");
+    for (size_t i = 0; i < group_.size(); ++i) {
+      if (group_[i] != static_cast<int>(i) || group_.size() != machine_.gpus.size()) {
+        throw common::FoldError("the group is not every GPU in order");
+      }
+    }
+    schedule_ = fold_schedule(schedule_, machine_.size());
   }
   std::vector<uint64_t> addr(static_cast<size_t>(machine_.size()), 0);
   for (size_t i = 0; i < group_.size(); ++i) {

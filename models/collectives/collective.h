@@ -32,6 +32,9 @@ struct CollectiveSpec {
   std::vector<int> group;            // GPU ids in ring order; empty = every GPU
   uint32_t elem_bytes = 4;
   std::vector<uint64_t> buffer_addr;  // per group member; empty = allocate S on each GPU
+  // Folded run (models/common/mirror.h): only GPU 0's lanes run (collectives/fold.h); needs the
+  // whole machine as the group in order and a CU executor, else common::FoldError.
+  bool fold = false;
 };
 
 class CollectiveDone {

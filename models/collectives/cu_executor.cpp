@@ -57,9 +57,9 @@ CuExecutor::CuExecutor(ExecContext ctx)
     const Conn& cn = s.conns[c];
     ConnState& cs = conns_[c];
     cs.slot_bytes = div_up(cn.max_bytes, piece_) * piece_slot_;
-    if (cs.slot_bytes > 0) {
-      cs.slot_base = x_.machine.gpus[static_cast<size_t>(cn.dst)].alloc->allocate(cs.slot_bytes *
-                                                                                  x_.proto.slots);
+    if (cs.slot_bytes > 0) {  // in the receiver's memory (GPU 0's own in a folded schedule)
+      const auto rx = static_cast<size_t>(s.lanes[cn.recv_lane].gpu);
+      cs.slot_base = x_.machine.gpus[rx].alloc->allocate(cs.slot_bytes * x_.proto.slots);
     }
     if (cn.inter_node && cs.slot_bytes > 0) {
       cs.stage_base = x_.machine.gpus[static_cast<size_t>(cn.src)].alloc->allocate(cs.slot_bytes *

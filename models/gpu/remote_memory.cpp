@@ -47,7 +47,11 @@ void RemoteMemory::post(const RemoteAccess& a) {
 }
 
 void RemoteMemory::delivered(uint64_t tag) {
-  const RemoteAccess& a = slots_[tag];
+  RemoteAccess& a = slots_[tag];
+  if (folded_ && a.dst != 0) {
+    if (mirror_ != nullptr) mirror_->to_gpu0(a.dst, a.addr, a.tile);
+    a.dst = 0;
+  }
   IngressGate* gate = gates_[static_cast<size_t>(a.dst)];
   if (gate != nullptr && a.tile != common::kNoTile) {
     Parked& p = parked_[static_cast<size_t>(a.dst)];

@@ -16,6 +16,7 @@
 
 #include "models/common/fabric_api.h"
 #include "models/common/memory.h"
+#include "models/common/mirror.h"
 #include "models/gpu/mem_stream.h"
 #include "sim/component.h"
 
@@ -52,6 +53,12 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   uint64_t bytes_posted(int gpu) const { return posted_[static_cast<size_t>(gpu)]; }
   uint64_t bytes_landed(int gpu) const { return landed_[static_cast<size_t>(gpu)]; }
   size_t outstanding() const { return live_; }
+  // Folded run (models/common/mirror.h): an access for GPU d != 0 crosses the fabric to d, then
+  // lands at GPU 0 with its address and tile rotated by `map` (nullptr: unchanged).
+  void fold(const common::MirrorMap* map) {
+    folded_ = true;
+    mirror_ = map;
+  }
   void set_gate(int dst, IngressGate* gate) { gates_[static_cast<size_t>(dst)] = gate; }
   // Re-offers parked tiles of `dst` to its gate in arrival order, stopping at the first refusal.
   void unpark(int dst);
@@ -78,6 +85,8 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   std::vector<uint64_t> posted_;
   std::vector<uint64_t> landed_;
   size_t live_ = 0;
+  bool folded_ = false;
+  const common::MirrorMap* mirror_ = nullptr;
   Counter messages_;
   Counter bytes_;
   Counter parked_count_;

@@ -50,6 +50,7 @@ std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollEx
   spec.channels = channels;
   spec.elem_bytes = 2;
   spec.buffer_addr = addrs;
+  spec.fold = sc.folded();
   return std::make_unique<Run>(sc, std::move(spec), std::move(then), sc.next_serial());
 }
 

@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/common/mirror.h"
 #include "models/system/collective_launch.h"
 #include "models/system/scenario.h"
 #include "models/t3/fused_plan.h"
@@ -60,9 +61,9 @@ uint32_t tracker_capacity(System& sys) {
 }  // namespace
 
 SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
-                         const RunOptions& o, TraceWriter* tracer) {
+                         const RunOptions& o, TraceWriter* tracer, bool fold) {
   SublayerResult r;
-  Scenario sc(doc, s.seed, tracer);
+  Scenario sc(doc, s.seed, tracer, fold);
   sc.allocate(s.shape, s.elem_bytes);
   const int n = sc.gpus();
   t3::FusedInput in;
@@ -82,8 +83,16 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   }
   auto plans = t3::build_fused_rs(
       in, mode == Mode::kT3Direct ? t3::FusedKind::kDirect : t3::FusedKind::kRing);
+  const int active = sc.active();
+  std::unique_ptr<common::MirrorMap> mirror;
+  if (sc.folded()) {
+    mirror = t3::make_mirror(in);
+    sc.machine().remote->fold(mirror.get());
+  }
   uint32_t owned = 0;
-  for (const auto& p : plans) owned += static_cast<uint32_t>(p.owned_tiles.size());
+  for (int g = 0; g < active; ++g) {
+    owned += static_cast<uint32_t>(plans[static_cast<size_t>(g)].owned_tiles.size());
+  }
   Tick rs_end{};
   std::unique_ptr<CollectiveRun> ag;
   const uint64_t bytes = s.shape.m * s.shape.n * s.elem_bytes;
@@ -99,14 +108,14 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
           launch_collective(sc, CollOp::kAllGather, CollExec::kCu, bytes, sc.c_addrs(), 0, nullptr);
     }
   });
-  Join gemm_join(n, nullptr);
+  Join gemm_join(active, nullptr);
   const uint32_t capacity = tracker_capacity(sc.system());
   std::vector<std::unique_ptr<tracker::Tracker>> trackers;
   std::vector<std::unique_ptr<FusedHooks>> hooks;
   if (mode == Mode::kT3Mca) {
     for (int g = 0; g < n; ++g) sc.system().hbm(g).set_policy("mca");
   }
-  for (int g = 0; g < n; ++g) {
+  for (int g = 0; g < active; ++g) {
     auto& plan = plans[static_cast<size_t>(g)];
     trackers.push_back(std::make_unique<tracker::Tracker>(
         sc.sim(), &sc.system().machine_component(g), "tracker", g, capacity,
@@ -117,7 +126,7 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
     sc.machine().remote->set_gate(g, trackers.back().get());
     hooks.push_back(std::make_unique<FusedHooks>(*trackers.back(), gemm_join));
   }
-  for (int g = 0; g < n; ++g) {
+  for (int g = 0; g < active; ++g) {
     auto& k = sc.launch_gemm(g, std::move(plans[static_cast<size_t>(g)].gemm), sc.spec().cus,
                              hooks[static_cast<size_t>(g)].get());
     control.set_kernel(g, &k);
@@ -125,10 +134,10 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   sc.run();
   absorb_into(r, sc);
   keep_outputs(r, sc, o);
-  for (const auto& t : trackers) {
-    r.tracker_triggers += t->triggers();
+  for (const auto& t : trackers) {  // whole-machine counts (a folded run's GPU 0 x N)
+    r.tracker_triggers += t->triggers() * sc.scale();
     r.tracker_max_occupancy = std::max(r.tracker_max_occupancy, t->max_occupancy());
-    r.tracker_stalls += t->stalls();
+    r.tracker_stalls += t->stalls() * sc.scale();
   }
   const Tick gemm_end = sc.last_gemm_done();
   r.gemm_us = (gemm_end - Tick{}).to_us();
@@ -140,9 +149,9 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
 }
 
 SublayerResult run_decomposed(const ConfigDoc& doc, const SublayerSpec& s, const RunOptions& o,
-                              TraceWriter* tracer) {
+                              TraceWriter* tracer, bool fold) {
   SublayerResult r;
-  Scenario sc(doc, s.seed, tracer);
+  Scenario sc(doc, s.seed, tracer, fold);
   sc.allocate(s.shape, s.elem_bytes);
   const int n = sc.gpus();
   const uint32_t k = s.decompose_chunks;
@@ -162,7 +171,7 @@ SublayerResult run_decomposed(const ConfigDoc& doc, const SublayerSpec& s, const
   Tick gemm_end{};
   std::function<void(int, uint32_t)> launch_part;
   for (uint32_t j = 0; j < k; ++j) {
-    joins.push_back(std::make_unique<Join>(n, [&, j] {
+    joins.push_back(std::make_unique<Join>(sc.active(), [&, j] {
       gemm_end = sc.sim().now();
       std::vector<uint64_t> addrs = sc.c_addrs();
       for (auto& a : addrs) a += j * part_bytes;
@@ -196,7 +205,7 @@ SublayerResult run_decomposed(const ConfigDoc& doc, const SublayerSpec& s, const
     const uint32_t cus = j == 0 ? sc.spec().cus : sc.spec().cus - rs_cus;
     sc.launch_local_gemm(g, part, s.elem_bytes, cus, part_hooks.back().get(), j * part_bytes);
   };
-  for (int g = 0; g < n; ++g) launch_part(g, 0);
+  for (int g = 0; g < sc.active(); ++g) launch_part(g, 0);
   sc.run();
   absorb_into(r, sc);
   keep_outputs(r, sc, o);

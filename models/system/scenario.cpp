@@ -1,12 +1,24 @@
 #include "models/system/scenario.h"
 
+#include <string>
+
+#include "models/common/mirror.h"
 #include "sim/errors.h"
 
 namespace t3sim::system {
 
-Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer) : sim_(seed) {
+Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, bool fold)
+    : sim_(seed), fold_(fold) {
   sim_.set_tracer(tracer);
   system_ = std::make_unique<System>(sim_, ConfigNode::root(doc));
+  if (fold_) {
+    const auto& f = system_->fabric().resolved_config();
+    const std::string topo = f.contains("topology") ? f["topology"].get<std::string>() : "";
+    if (topo != "ring" && topo != "fully_connected" && topo != "switch") {
+      throw common::FoldError("the " + topo + " fabric is not the same from every GPU");
+    }
+    machine().remote->fold(nullptr);
+  }
   const auto txn = static_cast<uint32_t>(spec().txn.count());
   for (int g = 0; g < gpus(); ++g) {
     auto& hbm = system_->hbm(g);
@@ -68,6 +80,7 @@ std::array<uint64_t, common::kNumTrafficClasses> Scenario::dram_bytes() const {
       out[c] += system_->hbm(g).bytes(static_cast<common::TrafficClass>(c));
     }
   }
+  for (auto& b : out) b *= scale();
   return out;
 }
 
@@ -77,7 +90,7 @@ uint64_t Scenario::dram_total() const {
   return t;
 }
 
-uint64_t Scenario::link_bytes() { return system_->fabric().total_link_bytes(); }
+uint64_t Scenario::link_bytes() { return system_->fabric().total_link_bytes() * scale(); }
 
 Tick Scenario::last_gemm_done() const {
   Tick t{};

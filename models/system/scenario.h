@@ -1,5 +1,9 @@
 // Scenario: one simulation of a sublayer phase: a fresh Simulator and System, the GEMM's buffers
 // on every GPU, and small completion joins. Every mode runner builds one or more of these.
+// A folded scenario (models/common/mirror.h) simulates GPU 0 alone on the whole fabric: runners
+// launch work on GPUs [0, active()) and traffic totals are scaled by the GPU count, so results
+// read as for the whole machine. Folding needs a fabric that looks the same from every GPU (ring,
+// fully connected, one switch): common::FoldError otherwise.
 // Contract: finish() runs the end-of-run invariants of every component (ModelError on violation).
 #pragma once
 
@@ -38,11 +42,14 @@ class Join : public gpu::GemmHooks {
 
 class Scenario {
  public:
-  Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer);
+  Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, bool fold = false);
   Simulator& sim() { return sim_; }
   System& system() { return *system_; }
   gpu::Machine& machine() { return system_->machine(); }
   int gpus() const { return system_->num_gpus(); }
+  bool folded() const { return fold_; }
+  int active() const { return fold_ ? 1 : gpus(); }  // GPUs that run work
+  uint64_t scale() const { return fold_ ? static_cast<uint64_t>(gpus()) : 1; }
   const gpu::GpuSpec& spec() const { return system_->gpu_spec(); }
 
   // Allocates A [M x K], B [K x N] and C [M x N] on every GPU.
@@ -58,6 +65,7 @@ class Scenario {
   gpu::MemStream& stores(int g) { return *stores_[static_cast<size_t>(g)]; }
 
   void run();  // run to quiescence, then end-of-run invariants
+  // Whole-machine totals (a folded run's GPU 0 counts x gpus()).
   std::array<uint64_t, common::kNumTrafficClasses> dram_bytes() const;
   uint64_t dram_total() const;
   uint64_t link_bytes();
@@ -67,6 +75,7 @@ class Scenario {
  private:
   Simulator sim_;
   std::unique_ptr<System> system_;
+  bool fold_ = false;
   std::vector<GemmBuffers> buffers_;
   std::vector<std::unique_ptr<gpu::MemStream>> reads_;
   std::vector<std::unique_ptr<gpu::MemStream>> stores_;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 
+#include "models/common/mirror.h"
 #include "models/system/collective_launch.h"
 #include "models/system/fused_run.h"
 #include "models/system/scenario.h"
@@ -20,6 +21,7 @@ double us(Duration d) { return d.to_us(); }
 
 // Adds a scenario's traffic and event counts to a result.
 void absorb_into(SublayerResult& r, Scenario& sc) {
+  r.folded = sc.folded();
   const auto d = sc.dram_bytes();
   for (size_t c = 0; c < d.size(); ++c) r.dram_bytes[c] += d[c];
   r.dram_total += sc.dram_total();
@@ -39,21 +41,21 @@ void keep_outputs(SublayerResult& r, Scenario& sc, const RunOptions& opts) {
 namespace {
 
 SublayerResult run_sequential(const ConfigDoc& doc, const SublayerSpec& s, const RunOptions& o,
-                              TraceWriter* tracer) {
+                              TraceWriter* tracer, bool fold) {
   SublayerResult r;
   r.mode = Mode::kSequential;
-  Scenario sc(doc, s.seed, tracer);
+  Scenario sc(doc, s.seed, tracer, fold);
   sc.allocate(s.shape, s.elem_bytes);
   std::unique_ptr<CollectiveRun> rs, ag;
   const auto addrs = sc.c_addrs();
-  Join join(sc.gpus(), [&] {
+  Join join(sc.active(), [&] {
     rs = launch_collective(sc, CollOp::kReduceScatter, CollExec::kCu, output_bytes(s), addrs, 0,
                            [&] {
                              ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu,
                                                     output_bytes(s), addrs, 0, nullptr);
                            });
   });
-  for (int g = 0; g < sc.gpus(); ++g) {
+  for (int g = 0; g < sc.active(); ++g) {
     sc.launch_local_gemm(g, s.shape, s.elem_bytes, sc.spec().cus, &join);
   }
   sc.run();
@@ -69,18 +71,18 @@ SublayerResult run_sequential(const ConfigDoc& doc, const SublayerSpec& s, const
 }
 
 SublayerResult run_cu_split(const ConfigDoc& doc, const SublayerSpec& s, const RunOptions& o,
-                            TraceWriter* tracer) {
+                            TraceWriter* tracer, bool fold) {
   SublayerResult r;
   r.mode = Mode::kCuSplit;
-  Scenario sc(doc, s.seed, tracer);
+  Scenario sc(doc, s.seed, tracer, fold);
   sc.allocate(s.shape, s.elem_bytes);
   if (s.ar_cus == 0 || s.ar_cus >= sc.spec().cus) {
     throw ConfigError(
         "", "/ar_cus",
         "cu-split needs 1 <= ar_cus < " + std::to_string(sc.spec().cus) + " (the GPU's CUs)");
   }
-  Join join(sc.gpus(), nullptr);
-  for (int g = 0; g < sc.gpus(); ++g) {
+  Join join(sc.active(), nullptr);
+  for (int g = 0; g < sc.active(); ++g) {
     sc.launch_local_gemm(g, s.shape, s.elem_bytes, sc.spec().cus - s.ar_cus, &join);
   }
   auto ar = launch_collective(sc, CollOp::kAllReduce, CollExec::kCu, output_bytes(s), sc.c_addrs(),
@@ -95,16 +97,30 @@ SublayerResult run_cu_split(const ConfigDoc& doc, const SublayerSpec& s, const R
   return r;
 }
 
+// Runs `run(true)` (folded) when `want`, falling back to `run(false)` if the run cannot fold.
+template <class F>
+SublayerResult folded_or_full(bool want, F run) {
+  if (want) {
+    try {
+      return run(true);
+    } catch (const common::FoldError&) {
+    }
+  }
+  return run(false);
+}
+
 }  // namespace
 
 SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode mode,
                             const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   auto tracer = opts.trace_path.empty() ? nullptr : std::make_unique<TraceWriter>();
+  const bool fold = spec.fold && !tracer;  // a trace shows every GPU
   SublayerResult r;
   switch (mode) {
     case Mode::kSequential:
-      r = run_sequential(doc, spec, opts, tracer.get());
+      r = folded_or_full(fold,
+                         [&](bool f) { return run_sequential(doc, spec, opts, tracer.get(), f); });
       break;
     case Mode::kIdeal:
     case Mode::kIdealNmc: {
@@ -115,15 +131,18 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
       break;
     }
     case Mode::kCuSplit:
-      r = run_cu_split(doc, spec, opts, tracer.get());
+      r = folded_or_full(fold,
+                         [&](bool f) { return run_cu_split(doc, spec, opts, tracer.get(), f); });
       break;
     case Mode::kDecomposed:
-      r = run_decomposed(doc, spec, opts, tracer.get());
+      r = folded_or_full(fold,
+                         [&](bool f) { return run_decomposed(doc, spec, opts, tracer.get(), f); });
       break;
     case Mode::kT3:
     case Mode::kT3Mca:
     case Mode::kT3Direct:
-      r = run_fused(doc, spec, mode, opts, tracer.get());
+      r = folded_or_full(fold,
+                         [&](bool f) { return run_fused(doc, spec, mode, opts, tracer.get(), f); });
       break;
   }
   r.mode = mode;
@@ -132,14 +151,15 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
   return r;
 }
 
-SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piece) {
-  const auto t0 = std::chrono::steady_clock::now();
+namespace {
+
+SublayerResult run_piece_once(const ConfigDoc& doc, const SublayerSpec& s, Piece piece, bool fold) {
   SublayerResult r;
-  Scenario sc(doc, s.seed, nullptr);
+  Scenario sc(doc, s.seed, nullptr, fold);
   sc.allocate(s.shape, s.elem_bytes);
   std::unique_ptr<CollectiveRun> run;
   if (piece == Piece::kGemm) {
-    for (int g = 0; g < sc.gpus(); ++g) {
+    for (int g = 0; g < sc.active(); ++g) {
       sc.launch_local_gemm(g, s.shape, s.elem_bytes, sc.spec().cus, nullptr);
     }
   } else {
@@ -155,12 +175,22 @@ SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piec
   if (piece == Piece::kGemm) r.gemm_us = r.total_us;
   if (piece == Piece::kRsCu || piece == Piece::kRsNmc) r.rs_us = r.total_us;
   if (piece == Piece::kAgCu) r.ag_us = r.total_us;
+  return r;
+}
+
+}  // namespace
+
+SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piece) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SublayerResult r =
+      folded_or_full(s.fold, [&](bool f) { return run_piece_once(doc, s, piece, f); });
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
 namespace {
 void add_traffic(SublayerResult& r, const SublayerResult& p) {
+  r.folded = p.folded && (r.events == 0 || r.folded);
   for (size_t c = 0; c < r.dram_bytes.size(); ++c) r.dram_bytes[c] += p.dram_bytes[c];
   r.dram_total += p.dram_total;
   r.link_bytes += p.link_bytes;
@@ -221,6 +251,7 @@ nlohmann::ordered_json to_json(const SublayerResult& r) {
                   {"stalls", r.tracker_stalls}};
   j["events"] = r.events;
   j["wall_s"] = r.wall_s;
+  j["folded"] = r.folded;
   return j;
 }
 

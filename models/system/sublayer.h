@@ -1,6 +1,7 @@
 // run_sublayer(): one tensor-parallel sublayer (a GEMM whose [M x N] output is all-reduced over
-// every GPU of the system) under one execution mode. All N GPUs are simulated explicitly, so the
-// stagger, skew and contention at every memory controller and link are real. Composite modes
+// every GPU of the system) under one execution mode. The stagger, skew and contention at every
+// memory controller and link are simulated; when the run is rotation-symmetric only GPU 0 is
+// (SublayerSpec::fold, models/common/mirror.h), else all N GPUs explicitly. Composite modes
 // (ideal, ideal-nmc) combine runs of the GEMM and the collectives each in isolation.
 // Results are per mode: times, DRAM bytes per traffic class summed over GPUs, link bytes, tracker
 // counters, simulator events and wall time; optionally the HBM traffic timeline of GPU 0 and a
@@ -30,6 +31,9 @@ struct SublayerSpec {
   // Fused modes: stop after the reduce-scatter (the all-gather is not fused and runs after it in
   // every mode, so a caller may add an all-gather piece instead of simulating it again).
   bool include_ag = true;
+  // Simulate GPU 0 alone when the run is rotation-symmetric (models/common/mirror.h); runs that
+  // are not (DMA collectives, multi-node fabrics) and traced runs simulate every GPU.
+  bool fold = true;
 };
 
 struct RunOptions {
@@ -53,6 +57,7 @@ struct SublayerResult {
   uint64_t tracker_stalls = 0;
   uint64_t events = 0;
   double wall_s = 0;
+  bool folded = false;  // GPU 0 alone was simulated (every piece, for composed modes)
   // GPU 0's HBM bytes per class per timeline bin (empty unless requested).
   std::vector<std::array<uint64_t, common::kNumTrafficClasses>> timeline;
   double timeline_bin_us = 0;

@@ -67,6 +67,41 @@ Layout make_layout(const FusedInput& in, uint32_t n) {
   return l;
 }
 
+class ChunkMirror final : public common::MirrorMap {
+ public:
+  ChunkMirror(Layout l, std::vector<uint64_t> out_addr)
+      : l_(std::move(l)), out_(std::move(out_addr)) {
+    chunk_of_.resize(l_.proto.tiles());
+    index_of_.resize(l_.proto.tiles());
+    for (uint32_t c = 0; c < l_.chunks.size(); ++c) {
+      for (uint32_t j = 0; j < l_.chunks[c].size(); ++j) {
+        chunk_of_[l_.chunks[c][j]] = c;
+        index_of_[l_.chunks[c][j]] = j;
+      }
+    }
+    bytes_ = l_.proto.shape.m * l_.proto.shape.n * l_.proto.elem_bytes;
+  }
+  void to_gpu0(int dst, uint64_t& addr, uint32_t& tile) const override {
+    const auto d = static_cast<size_t>(dst);
+    if (tile == common::kNoTile || tile >= chunk_of_.size() || addr < out_[d] ||
+        addr >= out_[d] + bytes_) {
+      return;
+    }
+    const auto n = static_cast<uint32_t>(l_.chunks.size());
+    const uint32_t c = (chunk_of_[tile] + n - static_cast<uint32_t>(dst) % n) % n;
+    const uint32_t t = l_.chunks[c][index_of_[tile]];
+    addr = out_[0] + l_.offset[t] + (addr - out_[d] - l_.offset[tile]);
+    tile = t;
+  }
+
+ private:
+  Layout l_;
+  std::vector<uint64_t> out_;
+  std::vector<uint32_t> chunk_of_;
+  std::vector<uint32_t> index_of_;
+  uint64_t bytes_ = 0;
+};
+
 gpu::GemmPlan base_plan(const FusedInput& in, const Layout& l, size_t pos) {
   gpu::GemmPlan p = l.proto;
   p.a_addr = in.a_addr[pos];
@@ -152,6 +187,22 @@ std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind) {
     }
   }
   return out;
+}
+
+std::unique_ptr<common::MirrorMap> make_mirror(const FusedInput& in) {
+  for (size_t i = 0; i < in.ring.size(); ++i) {
+    if (in.ring[i] != static_cast<int>(i)) throw common::FoldError("ring not in GPU order");
+  }
+  Layout l = make_layout(in, static_cast<uint32_t>(in.ring.size()));
+  for (const auto& chunk : l.chunks) {  // rotation keeps sizes only if chunks are congruent
+    for (size_t j = 0; j < chunk.size(); ++j) {
+      if (chunk.size() != l.chunks[0].size() ||
+          l.proto.tile_bytes(chunk[j]) != l.proto.tile_bytes(l.chunks[0][j])) {
+        throw common::FoldError("RS chunks hold different edge tiles");
+      }
+    }
+  }
+  return std::make_unique<ChunkMirror>(std::move(l), in.out_addr);
 }
 
 }  // namespace t3sim::t3

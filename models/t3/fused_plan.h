@@ -13,9 +13,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
+#include "models/common/mirror.h"
 #include "models/gpu/gemm_plan.h"
 #include "models/tracker/tracker.h"
 
@@ -41,6 +43,11 @@ struct GpuFusedPlan {
 };
 
 std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind);
+
+// Folded runs (models/common/mirror.h): an UPDATE of tile t (chunk c) in GPU d's output stands for
+// the same place of chunk c - d in GPU 0's output. Needs in.ring to be 0..N-1 in order
+// (common::FoldError otherwise); ring and direct plans rotate alike.
+std::unique_ptr<common::MirrorMap> make_mirror(const FusedInput& in);
 
 // True if the tile grid of `shape` with these tiles splits into `n` equal blocks.
 bool splittable(const gpu::GemmShape& shape, uint32_t tile_m, uint32_t tile_n, uint32_t n);

@@ -24,8 +24,10 @@ int cmd_sublayer(const Args& args, const Env& env) {
       "ar-cus", po::value(&ar_cus)->default_value(16), "cu-split: CUs for the all-reduce")(
       "chunks", po::value(&chunks)->default_value(4), "decomposed: GEMM chunks")(
       "set", po::value(&sets)->composing(), "override a config value: path=value (repeatable)")(
-      "json", po::bool_switch(), "print JSON")("trace", po::value(&trace),
-                                               "write a Perfetto trace to this file");
+      "json", po::bool_switch(), "print JSON")(
+      "full", po::bool_switch(),
+      "simulate every GPU even when the run is rotation-symmetric (default: GPU 0 alone, "
+      "models/common/mirror.h)")("trace", po::value(&trace), "write a Perfetto trace to this file");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr,
                      "t3sim sublayer --system S --model M --sublayer op|fc2|fc1|ip --mode MODE")) {
@@ -41,6 +43,7 @@ int cmd_sublayer(const Args& args, const Env& env) {
   SublayerChoice c = choose_sublayer(env, model, gpus, sublayer, tokens);
   c.spec.ar_cus = ar_cus;
   c.spec.decompose_chunks = chunks;
+  c.spec.fold = !vm["full"].as<bool>();
   system::RunOptions opts;
   opts.trace_path = trace;
   const system::SublayerResult r = system::run_sublayer(doc, c.spec, *mode, opts);
@@ -72,10 +75,11 @@ int cmd_sublayer(const Args& args, const Env& env) {
                 static_cast<double>(r.dram_bytes[i]) / 1e6);
   }
   std::printf(
-      "\n  links %.1f MB | tracker triggers %llu max_occ %u stalls %llu | %llu events, %.3f s\n",
+      "\n  links %.1f MB | tracker triggers %llu max_occ %u stalls %llu | %llu events, %.3f s%s\n",
       static_cast<double>(r.link_bytes) / 1e6, static_cast<unsigned long long>(r.tracker_triggers),
       r.tracker_max_occupancy, static_cast<unsigned long long>(r.tracker_stalls),
-      static_cast<unsigned long long>(r.events), r.wall_s);
+      static_cast<unsigned long long>(r.events), r.wall_s,
+      r.folded ? " (folded: GPU 0 simulated)" : "");
   return 0;
 }
 

@@ -1,0 +1,157 @@
+#include "models/collectives/fold.h"
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "models/common/mirror.h"
+
+namespace t3sim::collectives {
+namespace {
+
+using common::FoldError;
+
+// A connection is named by who sends on it: (sender GPU, sender lane's index among that GPU's
+// lanes, index of the first op that sends on it within the lane, fan-out position).
+using ConnKey = std::tuple<int, uint32_t, uint32_t, uint16_t>;
+
+struct Index {
+  int n = 0;
+  std::vector<std::vector<uint32_t>> lanes_of;  // per GPU, lane ids in schedule order
+  std::vector<uint32_t> local;                  // lane id -> index among its GPU's lanes
+  std::vector<uint32_t> op_lane;                // op id -> lane id
+  std::map<ConnKey, uint32_t> by_key;
+  std::vector<ConnKey> key;  // conn id -> key
+
+  uint32_t rotate(uint32_t c, int by) const {
+    ConnKey k = key[c];
+    std::get<0>(k) = ((std::get<0>(k) + by) % n + n) % n;
+    const auto it = by_key.find(k);
+    if (it == by_key.end()) {
+      throw FoldError("connection " + std::to_string(c) + " has no counterpart rotated by " +
+                      std::to_string(by));
+    }
+    return it->second;
+  }
+};
+
+Index index(const Schedule& s, int n) {
+  Index ix;
+  ix.n = n;
+  ix.lanes_of.resize(static_cast<size_t>(n));
+  ix.local.resize(s.lanes.size());
+  ix.op_lane.resize(s.ops.size());
+  for (uint32_t l = 0; l < s.lanes.size(); ++l) {
+    const int g = s.lanes[l].gpu;
+    if (g < 0 || g >= n) throw FoldError("lane on GPU " + std::to_string(g) + " outside the group");
+    ix.local[l] = static_cast<uint32_t>(ix.lanes_of[static_cast<size_t>(g)].size());
+    ix.lanes_of[static_cast<size_t>(g)].push_back(l);
+    for (uint32_t i = 0; i < s.lanes[l].num_ops; ++i) ix.op_lane[s.lanes[l].first_op + i] = l;
+  }
+  if (s.conn_first.size() != s.conns.size() + 1) throw FoldError("schedule is not finalized");
+  ix.key.resize(s.conns.size());
+  for (uint32_t c = 0; c < s.conns.size(); ++c) {
+    if (s.conn_first[c] == s.conn_first[c + 1]) throw FoldError("connection without sends");
+    const uint32_t id = s.send_ops[s.conn_first[c]];
+    const Op& op = s.ops[id];
+    uint16_t fan = 0;
+    while (fan < op.sends && s.send_conn(op, fan) != c) ++fan;
+    const uint32_t l = ix.op_lane[id];
+    ix.key[c] = ConnKey{s.lanes[l].gpu, ix.local[l], id - s.lanes[l].first_op, fan};
+    ix.by_key.emplace(ix.key[c], c);
+  }
+  return ix;
+}
+
+void check_lane(const Schedule& s, const Index& ix, int g, uint32_t l0, uint32_t lg) {
+  const Lane& a = s.lanes[l0];
+  const Lane& b = s.lanes[lg];
+  const std::string where = "GPU " + std::to_string(g) + " lane " + std::to_string(ix.local[lg]);
+  if (a.channel != b.channel || a.num_ops != b.num_ops) throw FoldError(where + " differs");
+  for (uint32_t i = 0; i < a.num_ops; ++i) {
+    const Op& x = s.ops[a.first_op + i];
+    const Op& y = s.ops[b.first_op + i];
+    if (x.bytes != y.bytes || x.flags != y.flags || x.sends != y.sends || x.recvs != y.recvs ||
+        x.phase != y.phase || x.stride != y.stride) {
+      throw FoldError(where + " op " + std::to_string(i) + " differs from GPU 0's");
+    }
+    if (x.stride != 0 && x.recvs > 0) throw FoldError("per-peer receive addressing");
+    if ((x.dep == kNone) != (y.dep == kNone)) throw FoldError(where + " dependencies differ");
+    if (x.dep != kNone) {
+      const uint32_t dx = ix.op_lane[x.dep], dy = ix.op_lane[y.dep];
+      if (s.lanes[dx].gpu != 0 || s.lanes[dy].gpu != g || ix.local[dx] != ix.local[dy] ||
+          x.dep - s.lanes[dx].first_op != y.dep - s.lanes[dy].first_op) {
+        throw FoldError(where + " depends on another GPU or a different op");
+      }
+    }
+    for (uint16_t k = 0; k < x.sends; ++k) {
+      if (ix.rotate(s.send_conn(y, k), -g) != s.send_conn(x, k)) {
+        throw FoldError(where + " sends on an unrotated connection");
+      }
+    }
+    for (uint16_t k = 0; k < x.recvs; ++k) {
+      if (ix.rotate(s.recv_conn(y, k), -g) != s.recv_conn(x, k)) {
+        throw FoldError(where + " receives on an unrotated connection");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Schedule fold_schedule(const Schedule& s, int gpus) {
+  if (gpus < 1) throw FoldError("no GPUs");
+  const Index ix = index(s, gpus);
+  const auto& lanes0 = ix.lanes_of[0];
+  for (int g = 1; g < gpus; ++g) {
+    const auto& lanes = ix.lanes_of[static_cast<size_t>(g)];
+    if (lanes.size() != lanes0.size()) {
+      throw FoldError("GPU " + std::to_string(g) + " has " + std::to_string(lanes.size()) +
+                      " lanes, GPU 0 has " + std::to_string(lanes0.size()));
+    }
+    for (size_t j = 0; j < lanes0.size(); ++j) check_lane(s, ix, g, lanes0[j], lanes[j]);
+  }
+  for (uint32_t c = 0; c < s.conns.size(); ++c) {
+    const Conn& cn = s.conns[c];
+    const Conn& r = s.conns[ix.rotate(c, -cn.src)];
+    if (r.src != 0 || ((r.dst - (cn.dst - cn.src)) % gpus + gpus) % gpus != 0) {
+      throw FoldError("connection " + std::to_string(c) + " does not rotate onto GPU 0");
+    }
+  }
+  Schedule f;
+  std::vector<uint32_t> conn_id(s.conns.size(), kNone);
+  for (uint32_t c = 0; c < s.conns.size(); ++c) {
+    if (s.conns[c].src != 0) continue;
+    conn_id[c] = static_cast<uint32_t>(f.conns.size());
+    Conn cn = s.conns[c];
+    cn.send_lane = kNone;
+    cn.recv_lane = kNone;
+    f.conns.push_back(cn);
+  }
+  std::vector<uint32_t> op_id(s.ops.size(), kNone);
+  for (const uint32_t l : lanes0) {
+    Lane lane = s.lanes[l];
+    lane.first_op = static_cast<uint32_t>(f.ops.size());
+    for (uint32_t i = 0; i < lane.num_ops; ++i) {
+      const uint32_t id = s.lanes[l].first_op + i;
+      const Op& src = s.ops[id];
+      Op op = src;
+      op_id[id] = static_cast<uint32_t>(f.ops.size());
+      op.dep = src.dep == kNone ? kNone : op_id[src.dep];
+      op.send_list = static_cast<uint32_t>(f.conn_refs.size());
+      for (uint16_t k = 0; k < src.sends; ++k) f.conn_refs.push_back(conn_id[s.send_conn(src, k)]);
+      op.recv_list = static_cast<uint32_t>(f.conn_refs.size());
+      for (uint16_t k = 0; k < src.recvs; ++k) {
+        const uint32_t c = s.recv_conn(src, k);
+        f.conn_refs.push_back(conn_id[ix.rotate(c, -s.conns[c].src)]);
+      }
+      if (src.dep != kNone && op.dep == kNone) throw FoldError("dependency on a later op");
+      f.ops.push_back(op);
+    }
+    f.lanes.push_back(lane);
+  }
+  f.finalize();
+  return f;
+}
+
+}  // namespace t3sim::collectives

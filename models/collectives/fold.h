@@ -1,0 +1,17 @@
+// Folding a collective schedule for a rotation-symmetric run (models/common/mirror.h): keep GPU 0's
+// lanes and ops only; each of GPU 0's sending connections (0 -> d) also becomes the connection it
+// receives on by symmetry ((-d) -> 0, the same connection rotated by -d), so GPU 0's receiving lane
+// consumes exactly what GPU 0's sending lane produced, as it would consume GPU -d's identical
+// output. The data still crosses the link 0 -> d (remote_memory.h lands it back at GPU 0).
+// Contract: the input is finalized and spans GPUs [0, gpus); FoldError unless every GPU g's lanes
+// equal GPU 0's (same channels, op sizes, flags, fan-out, dependencies) with every connection
+// rotated by g, and no receive uses per-peer addressing. The result is finalized.
+#pragma once
+
+#include "models/collectives/schedule.h"
+
+namespace t3sim::collectives {
+
+Schedule fold_schedule(const Schedule& s, int gpus);
+
+}  // namespace t3sim::collectives

@@ -1,0 +1,34 @@
+// Folded (rotation-symmetric) runs. When every GPU of a tensor-parallel group runs the same program
+// shifted by its rank, on a fabric that looks the same from every GPU (ring, fully connected,
+// single switch), GPU g's trajectory is GPU 0's with every rank-indexed quantity rotated by g. A
+// folded run simulates GPU 0 alone: what GPU 0 sends to GPU d crosses the real links towards d and
+// then lands at GPU 0 as the access GPU 0 receives from GPU -d, i.e. with its rank-indexed data
+// (which RS chunk, which tracker tile) rotated by -d positions. A MirrorMap does that rotation for
+// the buffers whose layout is rank-indexed; addresses outside them (e.g. collective receive slots)
+// are the same on every GPU and pass unchanged.
+// Fidelity: exact up to the HBM channel mapping of the rotated addresses (GPU d's chunk c and GPU
+// 0's chunk c - d sit at different offsets); tests/models/system compares folded and full runs.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace t3sim::common {
+
+class MirrorMap {
+ public:
+  virtual ~MirrorMap() = default;
+  // Rewrites (addr, tile) of an access addressed to GPU `dst` into GPU 0's view (rotation by
+  // -dst). Accesses outside the rank-indexed buffers keep their address and tile.
+  virtual void to_gpu0(int dst, uint64_t& addr, uint32_t& tile) const = 0;
+};
+
+// Raised while building a folded run that is not rotation-symmetric (an asymmetric schedule, a
+// DMA collective, a multi-node algorithm). Callers fall back to simulating every GPU.
+class FoldError : public std::runtime_error {
+ public:
+  explicit FoldError(const std::string& why) : std::runtime_error("cannot fold: " + why) {}
+};
+
+}  // namespace t3sim::common

@@ -1,0 +1,90 @@
+// fold_schedule (collectives/fold.h): a ring schedule folds to GPU 0's lanes with every receive
+// rewired onto one of GPU 0's own sending connections; any asymmetry (a GPU whose op differs, a
+// multi-node hierarchical schedule) is a FoldError, never a silently wrong fold.
+#include "models/collectives/fold.h"
+
+#include <gtest/gtest.h>
+
+#include "models/common/mirror.h"
+
+namespace t3sim::collectives {
+namespace {
+
+Geometry ring_geo(Kind k, uint64_t bytes, int n, uint32_t channels) {
+  Geometry g;
+  g.kind = k;
+  g.bytes = bytes;
+  g.channels = channels;
+  g.elem_bytes = 2;
+  for (int i = 0; i < n; ++i) g.ranks.push_back(i);
+  g.chunk = 2 << 20;
+  g.slices_per_chunk = 2;
+  g.slice_floor = (1 << 20) / 32;
+  return g;
+}
+
+TEST(FoldSchedule, RingKeepsGpuZeroAndPairsItsOwnConnections) {
+  const int n = 8;
+  for (const Kind k : {Kind::kReduceScatter, Kind::kAllGather, Kind::kAllReduce}) {
+    const Schedule s = make_ring(ring_geo(k, 64ull << 20, n, 2));  // 2 whole loops per rank
+    const Schedule f = fold_schedule(s, n);
+    EXPECT_EQ(f.lanes.size() * n, s.lanes.size());
+    EXPECT_EQ(f.ops.size() * n, s.ops.size());
+    EXPECT_EQ(f.conns.size() * n, s.conns.size());
+    for (const Lane& l : f.lanes) EXPECT_EQ(l.gpu, 0);
+    for (const Conn& c : f.conns) {
+      EXPECT_EQ(c.src, 0);
+      ASSERT_NE(c.send_lane, kNone);
+      ASSERT_NE(c.recv_lane, kNone);
+      // The ring sends to the next rank; GPU 0 receives what it sent, as GPU 7 would send it.
+      EXPECT_EQ(c.dst, 1);
+      EXPECT_EQ(f.lanes[c.send_lane].channel, f.lanes[c.recv_lane].channel);
+    }
+    uint64_t sent = 0, received = 0;
+    for (const Op& op : f.ops) {
+      sent += op.bytes * op.sends;
+      received += op.bytes * op.recvs;
+    }
+    EXPECT_EQ(sent, received);
+    EXPECT_GT(sent, 0u);
+  }
+}
+
+TEST(FoldSchedule, UnevenLastLoopIsRefused) {
+  // All-reduce of 64 MiB over 8 ranks x 3 channels x 2 MiB chunks: the last loop gives ranks
+  // different slice sizes.
+  EXPECT_THROW(fold_schedule(make_ring(ring_geo(Kind::kAllReduce, 64ull << 20, 8, 3)), 8),
+               common::FoldError);
+}
+
+TEST(FoldSchedule, OneGpuIsItsOwnFold) {
+  const Schedule s = make_ring(ring_geo(Kind::kAllReduce, 1 << 20, 1, 2));
+  const Schedule f = fold_schedule(s, 1);
+  EXPECT_EQ(f.ops.size(), s.ops.size());
+}
+
+TEST(FoldSchedule, AnAsymmetricOpIsRefused) {
+  Schedule s = make_ring(ring_geo(Kind::kReduceScatter, 16 << 20, 4, 1));
+  for (const Lane& l : s.lanes) {
+    if (l.gpu == 2) {
+      s.ops[l.first_op].bytes += 4096;  // GPU 2's first slice differs from GPU 0's
+      break;
+    }
+  }
+  EXPECT_THROW(fold_schedule(s, 4), common::FoldError);
+}
+
+TEST(FoldSchedule, HierarchicalAllReduceIsRefused) {
+  Geometry g = ring_geo(Kind::kAllReduce, 64ull << 20, 16, 2);
+  g.gpus_per_node = 8;
+  EXPECT_THROW(fold_schedule(make_hierarchical(g), 16), common::FoldError);
+}
+
+TEST(FoldSchedule, AnUnfinalizedScheduleIsRefused) {
+  Schedule s = make_ring(ring_geo(Kind::kAllGather, 1 << 20, 2, 1));
+  s.conn_first.clear();
+  EXPECT_THROW(fold_schedule(s, 2), common::FoldError);
+}
+
+}  // namespace
+}  // namespace t3sim::collectives

@@ -1,0 +1,107 @@
+// Folded runs (models/common/mirror.h): simulating GPU 0 alone must reproduce the full N-GPU run
+// of a rotation-symmetric sublayer - times within 3 % (the full run's GPUs differ slightly: each
+// rank's chunk offsets map to different HBM channels, and the slowest rank gates a ring step),
+// communication traffic and link bytes exactly, GEMM input traffic within the L2 difference of
+// GPU 0's chunk order - and runs that are
+// not symmetric (edge tiles in some RS chunks, DMA collectives, two-level fabrics) must fall back
+// to the full simulation with identical results.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/system/sublayer.h"
+#include "models/system/system.h"
+
+namespace t3sim::system {
+namespace {
+
+using common::TrafficClass;
+
+const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+
+const ConfigDoc& ring8() {
+  static const ConfigDoc doc = load_system_config("t3-ring-8", kSource / "configs");
+  return doc;
+}
+
+SublayerSpec spec(gpu::GemmShape shape, bool fold) {
+  SublayerSpec s;
+  s.shape = shape;
+  s.fold = fold;
+  return s;
+}
+
+uint64_t dram(const SublayerResult& r, TrafficClass c) {
+  return r.dram_bytes[static_cast<size_t>(c)];
+}
+
+void expect_close(double a, double b, double rel, const std::string& what) {
+  EXPECT_LE(std::abs(a - b), rel * std::abs(b)) << what << ": folded " << a << " vs full " << b;
+}
+
+TEST(Fold, MatchesTheFullRunOnARing) {
+  const gpu::GemmShape mega{1024, 3072, 1536};  // Mega-GPT-2 FC-2 at TP 8, 1024 tokens
+  for (const Mode m : {Mode::kSequential, Mode::kT3, Mode::kT3Mca, Mode::kCuSplit}) {
+    const SublayerResult f = run_sublayer(ring8(), spec(mega, true), m);
+    const SublayerResult full = run_sublayer(ring8(), spec(mega, false), m);
+    const std::string name(to_string(m));
+    EXPECT_TRUE(f.folded) << name;
+    EXPECT_FALSE(full.folded) << name;
+    EXPECT_LT(f.events * 4, full.events) << name;
+    expect_close(f.total_us, full.total_us, 0.03, name + " total");
+    expect_close(f.gemm_us, full.gemm_us, 0.01, name + " gemm");
+    EXPECT_EQ(f.link_bytes, full.link_bytes) << name;
+    for (const TrafficClass c :
+         {TrafficClass::kRsRead, TrafficClass::kRsWrite, TrafficClass::kRsUpdate,
+          TrafficClass::kAgRead, TrafficClass::kAgWrite, TrafficClass::kGemmUpdate,
+          TrafficClass::kGemmWrite}) {
+      EXPECT_EQ(dram(f, c), dram(full, c)) << name << " " << common::to_string(c);
+    }
+    expect_close(static_cast<double>(dram(f, TrafficClass::kGemmRead)),
+                 static_cast<double>(dram(full, TrafficClass::kGemmRead)), 0.06,
+                 name + " gemm_read");
+    EXPECT_EQ(f.tracker_triggers, full.tracker_triggers) << name;
+  }
+}
+
+TEST(Fold, PiecesFoldExceptDmaCollectives) {
+  const gpu::GemmShape mega{1024, 3072, 1536};
+  for (const Piece p : {Piece::kGemm, Piece::kRsCu, Piece::kAgCu, Piece::kArCu, Piece::kRsNmc}) {
+    const SublayerResult f = run_piece(ring8(), spec(mega, true), p);
+    const SublayerResult full = run_piece(ring8(), spec(mega, false), p);
+    EXPECT_EQ(f.folded, p != Piece::kRsNmc);
+    expect_close(f.total_us, full.total_us, 0.03, "piece total");
+    EXPECT_EQ(f.link_bytes, full.link_bytes);
+  }
+}
+
+TEST(Fold, EdgeTilesInSomeChunksFallBackToTheFullRun) {
+  // N = 4256 (T-NLG's hidden size) leaves a partial tile column in half of the RS chunks.
+  const gpu::GemmShape tnlg{2048, 4256, 256};
+  const SublayerResult f = run_sublayer(ring8(), spec(tnlg, true), Mode::kT3);
+  const SublayerResult full = run_sublayer(ring8(), spec(tnlg, false), Mode::kT3);
+  EXPECT_FALSE(f.folded);
+  EXPECT_EQ(f.total_us, full.total_us);
+  EXPECT_EQ(f.dram_total, full.dram_total);
+  EXPECT_EQ(f.events, full.events);
+}
+
+TEST(Fold, TwoLevelFabricsAreSimulatedInFull) {
+  const ConfigDoc two = load_system_config("dgx-h100-2node", kSource / "configs");
+  const SublayerResult r = run_piece(two, spec({1024, 4096, 512}, true), Piece::kArCu);
+  EXPECT_FALSE(r.folded);
+  EXPECT_GT(r.total_us, 0.0);
+}
+
+TEST(Fold, SwitchFabricFolds) {
+  const ConfigDoc dgx = load_system_config("dgx-a100", kSource / "configs");
+  const gpu::GemmShape s{1024, 4096, 512};
+  const SublayerResult f = run_sublayer(dgx, spec(s, true), Mode::kSequential);
+  const SublayerResult full = run_sublayer(dgx, spec(s, false), Mode::kSequential);
+  EXPECT_TRUE(f.folded);
+  expect_close(f.total_us, full.total_us, 0.03, "dgx-a100 sequential");
+  EXPECT_EQ(f.link_bytes, full.link_bytes);
+}
+
+}  // namespace
+}  // namespace t3sim::system
