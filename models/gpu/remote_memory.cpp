@@ -13,9 +13,11 @@ RemoteMemory::RemoteMemory(Simulator& sim, Component* parent, std::string name,
       parked_(targets.size()),
       posted_(targets.size(), 0),
       landed_(targets.size(), 0) {
-  for (size_t g = 0; g < targets.size(); ++g) {
-    ingress_.push_back(std::make_unique<MemStream>(*targets[g], txn_bytes, ingress_in_flight,
-                                                   static_cast<uint16_t>(g)));
+  for (size_t g = 0; g < targets.size(); ++g) {  // none for a GPU a folded run leaves out
+    ingress_.push_back(targets[g] == nullptr
+                           ? nullptr
+                           : std::make_unique<MemStream>(*targets[g], txn_bytes, ingress_in_flight,
+                                                         static_cast<uint16_t>(g)));
   }
   stats().add("messages", messages_, "count", "remote accesses posted");
   stats().add("bytes", bytes_, "B", "bytes posted to other GPUs' memory");

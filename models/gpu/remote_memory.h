@@ -45,7 +45,8 @@ class IngressGate {
 
 class RemoteMemory : public Component, public common::FabricReceiver, public AccessDone {
  public:
-  // `targets[g]` is GPU g's HBM; `fabric` carries the data between GPUs.
+  // `targets[g]` is GPU g's HBM (nullptr: a GPU a folded run leaves out, which nothing may land
+  // at); `fabric` carries the data between GPUs.
   RemoteMemory(Simulator& sim, Component* parent, std::string name, common::FabricApi& fabric,
                std::vector<common::MemTarget*> targets, uint32_t txn_bytes,
                uint32_t ingress_in_flight);

@@ -81,9 +81,10 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
     in.b_addr.push_back(sc.buffers(g).b);
     in.out_addr.push_back(sc.buffers(g).c);
   }
-  auto plans = t3::build_fused_rs(
-      in, mode == Mode::kT3Direct ? t3::FusedKind::kDirect : t3::FusedKind::kRing);
   const int active = sc.active();
+  auto plans = t3::build_fused_rs(
+      in, mode == Mode::kT3Direct ? t3::FusedKind::kDirect : t3::FusedKind::kRing,
+      static_cast<uint32_t>(active));
   std::unique_ptr<common::MirrorMap> mirror;
   if (sc.folded()) {
     mirror = t3::make_mirror(in);
@@ -99,7 +100,7 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   FusedControl control(n, owned, [&] {
     rs_end = sc.sim().now();
     if (mode == Mode::kT3Mca) {  // MCA arbitrates the fused GEMM-RS only; the AG runs as usual
-      for (int g = 0; g < n; ++g) {
+      for (int g = 0; g < sc.active(); ++g) {
         sc.system().hbm(g).set_policy(sc.system().hbm(g).config().policy);
       }
     }
@@ -113,7 +114,7 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   std::vector<std::unique_ptr<tracker::Tracker>> trackers;
   std::vector<std::unique_ptr<FusedHooks>> hooks;
   if (mode == Mode::kT3Mca) {
-    for (int g = 0; g < n; ++g) sc.system().hbm(g).set_policy("mca");
+    for (int g = 0; g < active; ++g) sc.system().hbm(g).set_policy("mca");
   }
   for (int g = 0; g < active; ++g) {
     auto& plan = plans[static_cast<size_t>(g)];

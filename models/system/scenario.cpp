@@ -10,17 +10,20 @@ namespace t3sim::system {
 Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, bool fold)
     : sim_(seed), fold_(fold) {
   sim_.set_tracer(tracer);
-  system_ = std::make_unique<System>(sim_, ConfigNode::root(doc));
   if (fold_) {
-    const auto& f = system_->fabric().resolved_config();
-    const std::string topo = f.contains("topology") ? f["topology"].get<std::string>() : "";
+    const nlohmann::json* f = doc.root.contains("fabric") ? &doc.root["fabric"] : nullptr;
+    const std::string topo =
+        f != nullptr && f->is_object() && f->contains("topology") && (*f)["topology"].is_string()
+            ? (*f)["topology"].get<std::string>()
+            : "";
     if (topo != "ring" && topo != "fully_connected" && topo != "switch") {
-      throw common::FoldError("the " + topo + " fabric is not the same from every GPU");
+      throw common::FoldError("the '" + topo + "' fabric is not the same from every GPU");
     }
-    machine().remote->fold(nullptr);
   }
+  system_ = std::make_unique<System>(sim_, ConfigNode::root(doc), fold_ ? 1 : 0);
+  if (fold_) machine().remote->fold(nullptr);
   const auto txn = static_cast<uint32_t>(spec().txn.count());
-  for (int g = 0; g < gpus(); ++g) {
+  for (int g = 0; g < active(); ++g) {
     auto& hbm = system_->hbm(g);
     reads_.push_back(
         std::make_unique<gpu::MemStream>(hbm, txn, spec().read_window, static_cast<uint16_t>(g)));
@@ -75,7 +78,7 @@ void Scenario::run() {
 
 std::array<uint64_t, common::kNumTrafficClasses> Scenario::dram_bytes() const {
   std::array<uint64_t, common::kNumTrafficClasses> out{};
-  for (int g = 0; g < gpus(); ++g) {
+  for (int g = 0; g < active(); ++g) {
     for (size_t c = 0; c < common::kNumTrafficClasses; ++c) {
       out[c] += system_->hbm(g).bytes(static_cast<common::TrafficClass>(c));
     }

@@ -24,11 +24,12 @@ Params system_params() {
   return p;
 }
 
-System::System(Simulator& sim, const ConfigNode& cfg)
+System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus)
     : Component(sim, &sim.root(), "sys"), bound_(bind(system_params(), cfg)) {
   name_ = bound_.str("name");
   spec_ = gpu::bind_gpu(bound_.node("gpu"));
   const auto n = static_cast<int>(bound_.integer("gpus"));
+  active_ = active_gpus > 0 ? std::min(active_gpus, n) : n;
   fabric_ = fabric::make_fabric(sim, this, bound_.node("fabric"));
   if (fabric_->num_gpus() != n) {
     cfg.fail_key("fabric", "fabric connects " + std::to_string(fabric_->num_gpus()) +
@@ -51,10 +52,14 @@ System::System(Simulator& sim, const ConfigNode& cfg)
   gpus_.resize(static_cast<size_t>(n));
   for (int g = 0; g < n; ++g) {
     PerGpu& pg = gpus_[static_cast<size_t>(g)];
+    pg.alloc = std::make_unique<gpu::AddressAllocator>();
+    if (g >= active_) {
+      targets.push_back(nullptr);
+      continue;
+    }
     pg.node = std::make_unique<Component>(sim, this, "gpu" + std::to_string(g));
     pg.hbm = std::make_unique<hbm::Hbm>(sim, pg.node.get(), "hbm", hbm_cfg);
     pg.cus = std::make_unique<gpu::CuPool>(spec_.cus);
-    pg.alloc = std::make_unique<gpu::AddressAllocator>();
     targets.push_back(pg.hbm.get());
   }
   remote_ = std::make_unique<gpu::RemoteMemory>(sim, this, "remote", *fabric_, targets,
@@ -65,6 +70,10 @@ System::System(Simulator& sim, const ConfigNode& cfg)
   machine_.has_nmc = bound_.boolean("nmc");
   for (int g = 0; g < n; ++g) {
     PerGpu& pg = gpus_[static_cast<size_t>(g)];
+    if (g >= active_) {
+      machine_.gpus.push_back(gpu::GpuNode{g, &spec_, nullptr, nullptr, nullptr, pg.alloc.get()});
+      continue;
+    }
     pg.dma_reads =
         std::make_unique<gpu::MemStream>(*pg.hbm, static_cast<uint32_t>(spec_.txn.count()),
                                          spec_.read_window, static_cast<uint16_t>(g));

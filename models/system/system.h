@@ -28,10 +28,13 @@ void register_system_models(Registry& r);
 
 class System : public Component {
  public:
-  System(Simulator& sim, const ConfigNode& cfg);
+  // `active_gpus` > 0 builds memory, DMA engines and CUs for GPUs [0, active_gpus) only (a
+  // folded run, scenario.h); the others keep an address allocator and their fabric ports.
+  System(Simulator& sim, const ConfigNode& cfg, int active_gpus = 0);
   ~System() override;
   gpu::Machine& machine() { return machine_; }
   int num_gpus() const { return static_cast<int>(gpus_.size()); }
+  int active_gpus() const { return active_; }
   hbm::Hbm& hbm(int g) { return *gpus_[static_cast<size_t>(g)].hbm; }
   const hbm::Hbm& hbm(int g) const { return *gpus_[static_cast<size_t>(g)].hbm; }
   // The "gpuN" component under which per-GPU kernels and trackers are placed.
@@ -55,6 +58,7 @@ class System : public Component {
   };
   BoundParams bound_;
   std::string name_;
+  int active_ = 0;
   gpu::GpuSpec spec_;
   std::unique_ptr<fabric::Fabric> fabric_;
   std::vector<PerGpu> gpus_;

@@ -1,5 +1,7 @@
 #include "models/t3/fused_plan.h"
 
+#include <algorithm>
+
 #include "sim/errors.h"
 
 namespace t3sim::t3 {
@@ -137,11 +139,11 @@ uint32_t chunk_compatible_tile_m(uint64_t m, uint32_t n, uint32_t preferred) {
                         std::to_string(16 * n) + ")");
 }
 
-std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind) {
+std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind, uint32_t positions) {
   const auto n = static_cast<uint32_t>(in.ring.size());
   const Layout l = make_layout(in, n);
-  std::vector<GpuFusedPlan> out(n);
-  for (uint32_t i = 0; i < n; ++i) {
+  std::vector<GpuFusedPlan> out(positions == 0 ? n : std::min(positions, n));
+  for (uint32_t i = 0; i < out.size(); ++i) {
     GpuFusedPlan& gp = out[i];
     gp.gpu = in.ring[i];
     gp.gemm = base_plan(in, l, i);

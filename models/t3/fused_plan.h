@@ -42,7 +42,9 @@ struct GpuFusedPlan {
   std::vector<uint32_t> owned_tiles;  // tiles whose reduction completes on this GPU
 };
 
-std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind);
+// Plans of ring positions [0, positions) (0: all; a folded run needs position 0 alone).
+std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind,
+                                         uint32_t positions = 0);
 
 // Folded runs (models/common/mirror.h): an UPDATE of tile t (chunk c) in GPU d's output stands for
 // the same place of chunk c - d in GPU 0's output. Needs in.ring to be 0..N-1 in order
