@@ -108,7 +108,7 @@ def load(path, args):
     first_result = next((i for i, h in enumerate(header) if h in RESULT_COLS), None)
     if first_result is None:
         raise UsageError(f"{path}: no result column (expected some of {','.join(RESULT_COLS)})")
-    axes = header[:first_result]
+    axes = [h for h in header[:first_result] if h != "index"]  # the point number is no axis
     results = header[first_result:]
     mode_col = next((a for a in axes if a == "mode"), None) or \
         next((a for a in axes if a.split(".")[-1] == "mode"), None)

@@ -149,11 +149,12 @@ for bw in ("50 GB/s", "100 GB/s", "150 GB/s", "300 GB/s"):
                 else:
                     hide = 0.6 if mode == "t3" else 0.8
                     tot = max(gemm, comm) + (1 - hide) * min(gemm, comm)
-                rows.append([bw, tp, sub, mode, f"{tot:.3f}", f"{gemm:.3f}",
+                rows.append([len(rows), bw, tp, sub, mode, f"{tot:.3f}", f"{gemm:.3f}",
                              f"{max(tot - gemm, 0):.3f}", "10.0", 123456, 7890, 42])
 with open(sys.argv[1], "w", newline="") as f:
     c = csv.writer(f)
-    c.writerow(["fabric.link.bandwidth", "tp", "sublayer", "mode", "total_us", "gemm_us",
+    # as `t3sim sweep` writes it: the point index first (not an axis)
+    c.writerow(["index", "fabric.link.bandwidth", "tp", "sublayer", "mode", "total_us", "gemm_us",
                 "rs_exposed_us", "ag_us", "dram_total", "link_bytes", "events"])
     c.writerows(rows)
 EOF

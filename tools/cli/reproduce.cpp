@@ -183,15 +183,19 @@ int cmd_reproduce(const Args& args, const Env& env) {
   const std::string plot = "/usr/bin/python3 '" +
                            (env.source_dir / "tools" / "plot_t3.py").string() + "' '" +
                            dir.string() + "'";
-  if (std::system(plot.c_str()) != 0) {
+  const auto t_plot = std::chrono::steady_clock::now();
+  const bool drawn = std::system(plot.c_str()) == 0;
+  const double plot_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_plot).count();
+  if (!drawn) {
     std::fprintf(stderr,
                  "t3sim reproduce: note: figures not drawn (needs /usr/bin/python3 with "
                  "matplotlib; run tools/bootstrap.sh)\n");
   }
   std::printf(
-      "reproduce: %zu points, %zu runs on %u threads in %.2f s wall; %llu events, %.1f M "
-      "events/s -> %s\n",
-      rep.points.size(), jobs.size(), rep.threads, rep.wall_s,
+      "reproduce: %zu points, %zu runs on %u threads in %.2f s wall (%.2f s with the figures); "
+      "%llu events, %.1f M events/s -> %s\n",
+      rep.points.size(), jobs.size(), rep.threads, rep.wall_s, rep.wall_s + plot_s,
       static_cast<unsigned long long>(rep.events),
       static_cast<double>(rep.events) / rep.wall_s / 1e6, dir.c_str());
   return 0;

@@ -1,5 +1,6 @@
 #include "cli/sweep_mpi.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -18,7 +19,8 @@ namespace t3sim::cli {
 MpiSession::MpiSession() {
   if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr && std::getenv("PMI_SIZE") == nullptr) return;
   int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  // Ranks > 0 send rows from whichever worker thread finished the point (one at a time).
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   active_ = true;
   int s = 1, r = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &s);
@@ -38,6 +40,7 @@ constexpr int kDoneTag = 2;
 
 int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out, bool resume,
                   unsigned threads, MpiSession& mpi) {
+  const auto t0 = std::chrono::steady_clock::now();
   const size_t n = spec.points();
   std::vector<char> done(n, 0);
   std::unique_ptr<SweepOutput> output;
@@ -46,6 +49,8 @@ int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
     for (size_t i = 0; i < n; ++i) done[i] = output->done(i) ? 1 : 0;
   }
   MPI_Bcast(done.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD);
+  size_t run_now = 0;
+  for (const char d : done) run_now += d ? 0 : 1;
   std::vector<size_t> todo;
   for (size_t i = mpi.rank(); i < n; i += mpi.size()) {
     if (!done[i]) todo.push_back(i);
@@ -72,8 +77,14 @@ int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
     }
   });
   for (unsigned finished = 1; finished < mpi.size();) {
+    // Poll with a short nap: a blocking MPI_Probe spins a core that rank 0's worker needs.
     MPI_Status st;
-    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    int arrived = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &st);
+    if (!arrived) {
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+      continue;
+    }
     int len = 0;
     MPI_Get_count(&st, MPI_CHAR, &len);
     std::string msg(static_cast<size_t>(len), '\0');
@@ -90,8 +101,12 @@ int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
   worker.join();
   if (error) std::rethrow_exception(error);
   output->finalize();
-  std::printf("sweep %s: %zu points on %u ranks x %u thread(s) -> %s\n", spec.name.c_str(), n,
-              mpi.size(), threads, out.c_str());
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf(
+      "sweep %s: %zu points (%zu run now) in %.2f s, %.2f points/s, %u ranks x %u thread(s) -> "
+      "%s\n",
+      spec.name.c_str(), n, run_now, wall, wall > 0 ? static_cast<double>(run_now) / wall : 0.0,
+      mpi.size(), threads, out.c_str());
   return 0;
 }
 
