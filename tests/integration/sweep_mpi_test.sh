@@ -36,7 +36,7 @@ mpi_sweep() {
   fi
   [[ $rc -eq 0 ]] || fail "mpirun sweep exited $rc: $(tail -c 1000 "$WORK/mpi.log")"
   # Rank 0 reports the rank count; without it both processes ran the whole sweep on their own.
-  grep -q "on 2 ranks" "$WORK/mpi.log" || fail "sweep did not run distributed: $(cat "$WORK/mpi.log")"
+  grep -q ", 2 ranks x" "$WORK/mpi.log" || fail "sweep did not run distributed: $(cat "$WORK/mpi.log")"
 }
 
 for ext in csv jsonl; do
