@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
-#include <thread>
+#include <deque>
+#include <utility>
 
 #include "sim/errors.h"
 
@@ -57,34 +57,34 @@ int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
   }
   const bool jsonl = is_jsonl(out);
   if (mpi.rank() != 0) {
+    // Rows go out with non-blocking sends, so a rank never waits for rank 0 to drain its queue
+    // (a blocking send stalls whenever the transport's eager buffers are full). A deque keeps
+    // each message's bytes in place until its send completes.
+    std::deque<std::pair<std::string, MPI_Request>> pending;
+    auto reap = [&] {
+      while (!pending.empty()) {
+        int done = 0;
+        MPI_Test(&pending.front().second, &done, MPI_STATUS_IGNORE);
+        if (!done) return;
+        pending.pop_front();
+      }
+    };
     run_sweep_share(env, spec, todo, threads, jsonl, [&](size_t i, const std::string& line) {
-      const std::string msg = std::to_string(i) + "\n" + line;
-      MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kRowTag, MPI_COMM_WORLD);
+      auto& m = pending.emplace_back(std::to_string(i) + "\n" + line, MPI_REQUEST_NULL);
+      MPI_Isend(m.first.data(), static_cast<int>(m.first.size()), MPI_CHAR, 0, kRowTag,
+                MPI_COMM_WORLD, &m.second);
+      reap();
     });
+    for (auto& m : pending) MPI_Wait(&m.second, MPI_STATUS_IGNORE);
     MPI_Send(nullptr, 0, MPI_CHAR, 0, kDoneTag, MPI_COMM_WORLD);
     return 0;
   }
-  std::mutex mu;
-  std::exception_ptr error;
-  std::thread worker([&] {
-    try {
-      run_sweep_share(env, spec, todo, threads, jsonl, [&](size_t i, const std::string& line) {
-        std::lock_guard<std::mutex> lock(mu);
-        output->append(i, line);
-      });
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
-  for (unsigned finished = 1; finished < mpi.size();) {
-    // Poll with a short nap: a blocking MPI_Probe spins a core that rank 0's worker needs.
-    MPI_Status st;
-    int arrived = 0;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &st);
-    if (!arrived) {
-      std::this_thread::sleep_for(std::chrono::microseconds(500));
-      continue;
-    }
+  // Rank 0 runs its own share on this thread and takes in the other ranks' rows between its
+  // points: no second thread polling MPI (short sleeps and MPI's busy-wait both cost a core here),
+  // and rows are written within one point's time of arriving. Once its share is done it blocks
+  // for the rest, when it has no work of its own left to slow down.
+  unsigned finished = 1;
+  auto take = [&](const MPI_Status& st) {
     int len = 0;
     MPI_Get_count(&st, MPI_CHAR, &len);
     std::string msg(static_cast<size_t>(len), '\0');
@@ -92,14 +92,29 @@ int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
              MPI_STATUS_IGNORE);
     if (st.MPI_TAG == kDoneTag) {
       ++finished;
-      continue;
+      return;
     }
     const size_t nl = msg.find('\n');
-    std::lock_guard<std::mutex> lock(mu);
     output->append(std::stoul(msg.substr(0, nl)), msg.substr(nl + 1));
+  };
+  auto drain = [&] {
+    for (;;) {
+      MPI_Status st;
+      int arrived = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &st);
+      if (!arrived) return;
+      take(st);
+    }
+  };
+  run_sweep_share(env, spec, todo, threads, jsonl, [&](size_t i, const std::string& line) {
+    output->append(i, line);  // calls are serialised: MPI from one thread at a time
+    drain();
+  });
+  while (finished < mpi.size()) {
+    MPI_Status st;
+    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    take(st);
   }
-  worker.join();
-  if (error) std::rethrow_exception(error);
   output->finalize();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
