@@ -1,10 +1,11 @@
 #include "sim/config.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <charconv>
+#include <optional>
 
 #include "sim/errors.h"
+#include "sim/json_file.h"
 
 namespace t3sim {
 namespace {
@@ -25,15 +26,29 @@ std::string escape_token(const std::string& key) {
   return out;
 }
 
-nlohmann::json read_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path.string(), "", "cannot open file (check the path)");
-  try {
-    return nlohmann::json::parse(in, nullptr, true, /*ignore_comments=*/false);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(path.string(), "",
-                      std::string("invalid JSON: ") + e.what() + " (fix the syntax at that byte)");
+// A JSON-pointer reference token unescaped ("~0" -> '~', "~1" -> '/'); any other '~' is an error.
+std::string unescape_token(const std::string& token, const std::string& parent) {
+  std::string out;
+  for (size_t i = 0; i < token.size(); ++i) {
+    if (token[i] != '~') {
+      out += token[i];
+    } else if (i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
+      out += token[++i] == '0' ? '~' : '/';
+    } else {
+      throw ConfigError("--set", parent + "/" + token,
+                        "'~' in a /-path must be written ~0 ('/' as ~1); fix the path");
+    }
   }
+  return out;
+}
+
+// The array index spelled by `key` (decimal digits only), or nullopt.
+std::optional<size_t> array_index(const std::string& key) {
+  size_t index = 0;
+  const char* end = key.data() + key.size();
+  const auto [ptr, ec] = std::from_chars(key.data(), end, index);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return index;
 }
 
 class Resolver {
@@ -109,7 +124,8 @@ class Resolver {
     tried.push_back(from.parent_path() / name);
     for (const auto& d : dirs_) tried.push_back(d / name);
     for (const auto& t : tried) {
-      if (std::filesystem::is_regular_file(t)) return t;
+      std::error_code ec;  // a name too long for the OS is not found, not an exception
+      if (std::filesystem::is_regular_file(t, ec)) return t;
     }
     throw ConfigError(from.string(), pointer + "/extends",
                       "cannot find '" + name + "' (looked beside the file and in " +
@@ -191,27 +207,19 @@ std::string nearest_name(std::string_view word, const std::vector<std::string>& 
   return best;
 }
 
-void apply_override(ConfigDoc& doc, std::string_view assignment) {
-  const size_t eq = assignment.find('=');
-  if (eq == std::string_view::npos || eq == 0) {
-    throw ConfigError("--set", "", "expected PATH=VALUE, got '" + std::string(assignment) + "'");
-  }
-  const std::string pointer = to_json_pointer(assignment.substr(0, eq));
-  const std::string text(assignment.substr(eq + 1));
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text;
+nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer) {
   // Walk the pointer so a miss names the deepest existing object and the nearest key.
   nlohmann::json* cur = &doc.root;
   std::string walked;
-  std::stringstream ss(pointer.substr(1));
-  std::string token;
-  while (std::getline(ss, token, '/')) {
-    const std::string key = nlohmann::json::json_pointer("/" + token).back();
+  for (size_t begin = 1; begin <= pointer.size();) {
+    const size_t end = std::min(pointer.find('/', begin), pointer.size());
+    const std::string token = pointer.substr(begin, end - begin);
+    const std::string key = unescape_token(token, walked);
+    const std::optional<size_t> index = cur->is_array() ? array_index(key) : std::nullopt;
     if (cur->is_object() && cur->contains(key)) {
       cur = &(*cur)[key];
-    } else if (cur->is_array() && !key.empty() && std::all_of(key.begin(), key.end(), ::isdigit) &&
-               std::stoul(key) < cur->size()) {
-      cur = &(*cur)[std::stoul(key)];
+    } else if (index && *index < cur->size()) {
+      cur = &(*cur)[*index];
     } else {
       std::vector<std::string> names;
       if (cur->is_object()) {
@@ -224,7 +232,24 @@ void apply_override(ConfigDoc& doc, std::string_view assignment) {
                                           : " (did you mean '" + hint + "'?)"));
     }
     walked += "/" + token;
+    begin = end + 1;
   }
+  return *cur;
+}
+
+void apply_override(ConfigDoc& doc, std::string_view assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    throw ConfigError("--set", "", "expected PATH=VALUE, got '" + std::string(assignment) + "'");
+  }
+  const std::string pointer = to_json_pointer(assignment.substr(0, eq));
+  const std::string text(assignment.substr(eq + 1));
+  nlohmann::json value = try_parse_json(text, "--set", pointer).value_or(nlohmann::json(text));
+  if (value.is_string() && !is_valid_utf8(value.get_ref<const std::string&>())) {
+    throw ConfigError("--set", pointer,
+                      "the value is not valid UTF-8 text; retype it (check the shell's locale)");
+  }
+  nlohmann::json* cur = &override_target(doc, pointer);
   std::string target = pointer;
   if (cur->is_object() && cur->contains("value") && !value.is_object()) {
     cur = &(*cur)["value"];

@@ -34,6 +34,10 @@ ConfigDoc config_from_json(const nlohmann::json& j, const std::string& file_labe
 // suggestion.
 void apply_override(ConfigDoc& doc, std::string_view assignment);
 
+// The existing value at `pointer` (as to_json_pointer makes it) in `doc`. A miss, or a malformed
+// pointer, is a ConfigError naming the deepest existing key and the nearest name.
+nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer);
+
 // Converts "a.b.0.c" or "/a/b/0/c" to a JSON pointer string.
 std::string to_json_pointer(std::string_view path);
 

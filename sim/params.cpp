@@ -1,5 +1,6 @@
 #include "sim/params.h"
 
+#include <limits>
 #include <memory>
 
 #include "sim/errors.h"
@@ -188,6 +189,11 @@ BoundParams bind(const Params& params, const ConfigNode& node) {
       }
       check_range(s, static_cast<double>(v.base), node);
     } else if (s.kind == ParamKind::kInt || s.kind == ParamKind::kReal) {
+      if (s.kind == ParamKind::kInt && v.raw.is_number_unsigned() &&
+          v.raw.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        node.fail_key(
+            s.name, "'" + s.name + "' is out of range: must be below 2^63 (" + s.description + ")");
+      }
       check_range(s, v.raw.get<double>(), node);
     } else if (s.kind == ParamKind::kString && !s.choices.empty()) {
       const auto val = v.raw.get<std::string>();

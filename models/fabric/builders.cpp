@@ -142,6 +142,11 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
     if (c.nodes < 1) return SizeProblem{"nodes", "'nodes' must be at least 1"};
     if (c.gpus_per_node < 1)
       return SizeProblem{"gpus_per_node", "'gpus_per_node' must be at least 1"};
+    if (c.nodes * c.gpus_per_node > kMaxGpus) {
+      return SizeProblem{"nodes",
+                         "nodes x gpus_per_node = " + std::to_string(c.nodes * c.gpus_per_node) +
+                             " GPUs; at most " + std::to_string(kMaxGpus) + " (use fewer nodes)"};
+    }
     if (c.gpus != 0 && c.gpus != c.nodes * c.gpus_per_node) {
       return SizeProblem{
           "gpus", "gpus = " + std::to_string(c.gpus) + " but nodes x gpus_per_node = " +

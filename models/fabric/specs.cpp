@@ -16,9 +16,11 @@ Params fabric_params() {
   Params p;
   p.required("topology", ParamKind::kString, "topology builder").one_of(topology_names());
   p.optional("gpus", ParamKind::kInt, 0,
-             "number of GPUs (ring, fully_connected, switch; two_level: optional cross-check)");
-  p.optional("nodes", ParamKind::kInt, 0, "two_level: number of nodes");
-  p.optional("gpus_per_node", ParamKind::kInt, 0, "two_level: GPUs (and NICs, rails) per node");
+             "number of GPUs (ring, fully_connected, switch; two_level: optional cross-check)")
+      .range(0, kMaxGpus);
+  p.optional("nodes", ParamKind::kInt, 0, "two_level: number of nodes").range(0, kMaxGpus);
+  p.optional("gpus_per_node", ParamKind::kInt, 0, "two_level: GPUs (and NICs, rails) per node")
+      .range(0, kMaxGpus);
   p.optional("bidirectional", ParamKind::kBool, true,
              "ring: route over both directions (false: only g -> g-1, T3's direction; both wires "
              "still exist)");
@@ -41,7 +43,7 @@ Params link_params() {
       .at_least(1);
   p.optional("credits", ParamKind::kInt, 0,
              "receive buffer per link direction in packets (back-pressure); 0 = unlimited")
-      .at_least(0);
+      .range(0, kMaxCredits);
   return p;
 }
 
@@ -49,7 +51,7 @@ Params switch_params() {
   Params p;
   p.required("latency", ParamKind::kDuration, "switching latency per traversal");
   p.required("port_bandwidth", ParamKind::kBandwidth, "per port and direction").at_least(1);
-  p.optional("ports", ParamKind::kInt, 64, "GPU-facing ports of the plane").at_least(1);
+  p.optional("ports", ParamKind::kInt, 64, "GPU-facing ports of the plane").range(1, kMaxGpus);
   return p;
 }
 
@@ -67,7 +69,8 @@ Params ib_switch_params() {
   Params p;
   p.required("latency", ParamKind::kDuration, "port-to-port latency");
   p.required("port_bandwidth", ParamKind::kBandwidth, "per port and direction").at_least(1);
-  p.optional("ports", ParamKind::kInt, 64, "ports of one rail switch (one per node)").at_least(1);
+  p.optional("ports", ParamKind::kInt, 64, "ports of one rail switch (one per node)")
+      .range(1, kMaxGpus);
   return p;
 }
 

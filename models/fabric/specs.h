@@ -18,6 +18,11 @@
 
 namespace t3sim::fabric {
 
+// Largest machine a fabric describes (the system's "gpus" range) and deepest receive buffer: the
+// maxima of the integer sizes, so a configured count always fits the int or uint32_t it lands in.
+constexpr int kMaxGpus = 4096;
+constexpr int kMaxCredits = 1 << 20;
+
 // One direction of a point-to-point link (NVLink, xGMI, the T3 ring). Full duplex = two of these.
 struct LinkSpec {
   Bandwidth bandwidth;   // per direction

@@ -90,9 +90,10 @@ ConfigDoc load_system_config(const std::string& name_or_path,
                              const std::filesystem::path& configs_dir,
                              const std::vector<std::string>& overrides) {
   std::filesystem::path path = name_or_path;
-  if (!std::filesystem::is_regular_file(path)) {
+  std::error_code ec;  // a name too long for the OS is an unknown system, not an exception
+  if (!std::filesystem::is_regular_file(path, ec)) {
     path = configs_dir / "systems" / (name_or_path + ".json");
-    if (!std::filesystem::is_regular_file(path)) {
+    if (!std::filesystem::is_regular_file(path, ec)) {
       std::vector<std::string> names;
       if (std::filesystem::is_directory(configs_dir / "systems")) {
         for (const auto& e : std::filesystem::directory_iterator(configs_dir / "systems")) {

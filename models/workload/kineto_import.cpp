@@ -13,6 +13,7 @@
 
 #include "models/workload/kineto_schema.h"
 #include "models/workload/strict_json.h"
+#include "models/workload/trace.h"
 #include "sim/errors.h"
 
 namespace t3sim::workload {
@@ -48,11 +49,17 @@ std::string lower(std::string_view text) {
 
 std::string event_pointer(std::size_t index) { return fmt::format("/traceEvents/{}", index); }
 
+// The string member `key` of the event object `e`, or "" when it is absent or not a string (an
+// event the importer does not recognise, not an error).
+std::string string_member(const nlohmann::json& e, std::string_view key) {
+  if (!e.is_object()) return {};
+  const auto it = e.find(key);
+  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 bool is_complete_event(const nlohmann::json& e, std::initializer_list<std::string_view> cats) {
-  if (!e.is_object() || e.value("ph", "") != "X" || !e.contains("cat") || !e["cat"].is_string()) {
-    return false;
-  }
-  const std::string cat = lower(e["cat"].get<std::string>());
+  if (string_member(e, "ph") != "X") return false;
+  const std::string cat = lower(string_member(e, "cat"));
   return std::find(cats.begin(), cats.end(), cat) != cats.end();
 }
 
@@ -150,10 +157,16 @@ class Importer {
       }
     }
     const nlohmann::json* cpu = e.is_kernel ? launcher(e) : nullptr;
-    if (cpu != nullptr && is_gemm_op(cpu->value("name", ""))) {
+    if (cpu != nullptr && is_gemm_op(string_member(*cpu, "name"))) {
       if (const auto it = gemm_by_launch_.find(*e.external_id); it != gemm_by_launch_.end()) {
         Pending& merged = pending_[it->second];  // a split kernel of the same GEMM
         *merged.op.measured_us += e.dur_us;
+        if (*merged.op.measured_us > kMaxMicroseconds) {
+          throw ConfigError(file_, event_pointer(e.index) + "/dur",
+                            fmt::format("the kernels of GEMM launch {} last over {} us together; "
+                                        "fix their \"dur\" (microseconds)",
+                                        *e.external_id, kMaxMicroseconds));
+        }
         merged.end_us = std::max(merged.end_us, e.start_us + e.dur_us);
         return;
       }
@@ -168,7 +181,7 @@ class Importer {
 
   std::optional<Op> gemm_op(const GpuEvent& e, const nlohmann::json& cpu) const {
     const std::string cpu_pointer = event_pointer(cpu_ops_.at(*e.external_id));
-    const std::string name = cpu.value("name", "");
+    const std::string name = string_member(cpu, "name");
     const nlohmann::json* args = args_of(cpu);
     const std::string hint = " (profile with record_shapes=True)";
     if (args == nullptr || !args->contains("Input Dims")) {
@@ -179,9 +192,10 @@ class Importer {
         gemm_from_input_dims(name, args->at("Input Dims"), file_, cpu_pointer + "/args/Input Dims");
     if (!gemm) return std::nullopt;
     const nlohmann::json types = args->value("Input type", nlohmann::json::array());
-    const std::string type = gemm->a_input < types.size() && types[gemm->a_input].is_string()
-                                 ? types[gemm->a_input].get<std::string>()
-                                 : std::string();
+    const std::string type =
+        types.is_array() && gemm->a_input < types.size() && types[gemm->a_input].is_string()
+            ? types[gemm->a_input].get<std::string>()
+            : std::string();
     const std::optional<Dtype> dtype = dtype_from_torch_name(type);
     if (!dtype) {
       throw ConfigError(file_, fmt::format("{}/args/Input type/{}", cpu_pointer, gemm->a_input),
@@ -204,7 +218,7 @@ class Importer {
                           fmt::format("NCCL kernel '{}'", e.name));
     }
     const nlohmann::json* cpu = launcher(e);
-    if (cpu != nullptr && cpu->value("name", "") == "record_param_comms" && args_of(*cpu)) {
+    if (cpu != nullptr && string_member(*cpu, "name") == "record_param_comms" && args_of(*cpu)) {
       return ObjectReader(*args_of(*cpu), file_,
                           event_pointer(cpu_ops_.at(*e.external_id)) + "/args",
                           fmt::format("record_param_comms of NCCL kernel '{}'", e.name));
@@ -274,6 +288,12 @@ std::map<std::int64_t, int> Importer::stream_numbers() const {
   const auto assign = [&](const std::set<std::int64_t>& group, int first) {
     for (std::int64_t s : group) numbers[s] = s == *group.begin() ? first : next++;
   };
+  if (compute.size() + comm.size() > static_cast<std::size_t>(kMaxStream) + 1) {
+    throw ConfigError(file_, "/traceEvents",
+                      fmt::format("GPU events on {} CUDA streams; a t3sim trace holds at most {} "
+                                  "(import a shorter profile)",
+                                  compute.size() + comm.size(), kMaxStream + 1));
+  }
   assign(compute, kComputeStream);
   assign(comm, kCommStream);
   return numbers;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "models/workload/strict_json.h"
+#include "models/workload/trace.h"
 #include "sim/errors.h"
 
 namespace t3sim::workload {
@@ -43,9 +44,17 @@ std::vector<Dims> read_dims(const nlohmann::json& input_dims, const std::string&
   return all;
 }
 
+// a x b for sizes in [0, kTooBig], saturated at kTooBig: one past the largest size a trace holds,
+// so a product of many 2^40 dimensions cannot overflow.
+constexpr std::int64_t kTooBig = kMaxSize + 1;
+std::int64_t times(std::int64_t a, std::int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > kTooBig / b ? kTooBig : std::min(a * b, kTooBig);
+}
+
 std::int64_t product(const Dims& dims, std::size_t begin, std::size_t end) {
   std::int64_t p = 1;
-  for (std::size_t i = begin; i < end; ++i) p *= dims[i];
+  for (std::size_t i = begin; i < end; ++i) p = times(p, dims[i]);
   return p;
 }
 
@@ -57,7 +66,7 @@ std::int64_t broadcast_batch(const Dims& a, const Dims& b) {
   for (std::size_t i = 0; i < std::max(na, nb); ++i) {
     const std::int64_t da = i < na ? a[na - 1 - i] : 1;
     const std::int64_t db = i < nb ? b[nb - 1 - i] : 1;
-    batch *= std::max(da, db);
+    batch = times(batch, std::max(da, db));
   }
   return batch;
 }
@@ -70,7 +79,7 @@ std::pair<GemmShape, std::int64_t> matmul_shape(const Dims& a, const Dims& b) {
   s.n = b.size() == 1 ? 1 : b.back();
   const std::int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
   if (b.size() <= 2) {
-    s.m *= a.size() > 2 ? product(a, 0, a.size() - 2) : 1;  // batch folded into M
+    s.m = times(s.m, a.size() > 2 ? product(a, 0, a.size() - 2) : 1);  // batch folded into M
   } else {
     s.batch = broadcast_batch(a, b);
   }
@@ -138,6 +147,12 @@ std::optional<KinetoGemm> gemm_from_input_dims(std::string_view op_name,
   }
   if (shape.k != k_of_b) throw bad(fmt::format("disagree on K ({} vs {})", shape.k, k_of_b));
   if (shape.m == 0 || shape.n == 0 || shape.k == 0 || shape.batch == 0) return std::nullopt;
+  if (std::max({shape.m, shape.n, shape.k, shape.batch}) > kMaxSize) {
+    throw bad(
+        fmt::format("make a GEMM with M, N, K or batch above {} (2^50 - 1, the largest a "
+                    "t3sim trace holds)",
+                    kMaxSize));
+  }
   return KinetoGemm{shape, layout->a};
 }
 

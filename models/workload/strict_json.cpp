@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "sim/errors.h"
+#include "sim/json_file.h"
 
 namespace t3sim::workload {
 
@@ -70,14 +70,7 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 }
 
 nlohmann::json read_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path.string(), "", "cannot open the file (check the path)");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(path.string(), "",
-                      fmt::format("invalid JSON: {} (fix the syntax at that byte)", e.what()));
-  }
+  return t3sim::read_json_file(path);
 }
 
 std::int64_t read_integer(const nlohmann::json& value, std::int64_t lo, std::int64_t hi,

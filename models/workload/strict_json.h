@@ -24,7 +24,8 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 std::string pointer_token(std::string_view key);
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
-// Parses a JSON file; a missing file or a syntax error is a ConfigError.
+// Parses a JSON file within sim/json_file.h's size and depth limits; a missing file, a syntax
+// error or a broken limit is a ConfigError.
 nlohmann::json read_json_file(const std::filesystem::path& path);
 
 // Checks that `value` is an integer in [lo, hi]; `what` names it in the message.

@@ -12,8 +12,6 @@
 namespace t3sim::workload {
 namespace {
 
-constexpr double kMaxMicroseconds = 1e12;
-constexpr std::int64_t kMaxStream = 65535;
 constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;
 
 std::vector<std::string> op_keys() {

@@ -20,6 +20,8 @@ namespace t3sim::workload {
 
 constexpr int kTraceVersion = 1;
 constexpr std::int64_t kMaxSize = (std::int64_t{1} << 50) - 1;
+constexpr int kMaxStream = 65535;
+constexpr double kMaxMicroseconds = 1e12;  // of a fixed or measured duration
 
 struct TraceMetadata {
   std::string source;       // "generator", "kineto", "hand", ...

@@ -20,6 +20,7 @@
 #include "models/gpu/gpu_spec.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
+#include "sim/json_file.h"
 
 namespace t3sim::cli {
 namespace {
@@ -112,14 +113,7 @@ fs::path resolve_preset(const Env& env, const std::string& p) {
       "unknown GPU preset '" + p + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
 }
 
-nlohmann::json read_raw(const fs::path& file) {
-  std::ifstream in(file);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(file.string(), "", std::string("not valid JSON: ") + e.what());
-  }
-}
+nlohmann::json read_raw(const fs::path& file) { return t3sim::read_json_file(file); }
 
 // The preset that `obj.key.extends` of the JSON file `file` names, resolved as load_config does.
 std::optional<fs::path> extends_of(const Env& env, const fs::path& file, const char* key) {

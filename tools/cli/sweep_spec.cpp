@@ -39,6 +39,16 @@ Params base_params() {
   return p;
 }
 
+// The "path" of one axis: a workload path or a config path that becomes "--set path=value".
+std::string axis_path(const BoundParams& b, const ConfigNode& n) {
+  const std::string path = b.str("path");
+  if (path.find('=') != std::string::npos) {
+    n.fail_key("path", "'" + path + "' contains '='; give the dotted config path (e.g. " +
+                           "hbm.bandwidth) and the values under \"values\"");
+  }
+  return path;
+}
+
 SweepAxis read_axis(const ConfigNode& n) {
   SweepAxis a;
   Params single;
@@ -51,7 +61,7 @@ SweepAxis read_axis(const ConfigNode& n) {
     if (members.size() == 0) members.fail("empty axis: give at least one member");
     for (size_t m = 0; m < members.size(); ++m) {
       const BoundParams b = bind(single, members.at(m));
-      a.paths.push_back(b.str("path"));
+      a.paths.push_back(axis_path(b, members.at(m)));
       const ConfigNode vals = b.node("values");
       if (vals.size() == 0) vals.fail("empty axis: give at least one value");
       if (m > 0 && vals.size() != a.values.size()) vals.fail("zip members must have equal lengths");
@@ -61,7 +71,7 @@ SweepAxis read_axis(const ConfigNode& n) {
     return a;
   }
   const BoundParams b = bind(single, n);
-  a.paths.push_back(b.str("path"));
+  a.paths.push_back(axis_path(b, n));
   const ConfigNode vals = b.node("values");
   if (vals.size() == 0) vals.fail("empty axis: give at least one value");
   for (size_t k = 0; k < vals.size(); ++k) a.values.push_back({vals.at(k).json()});
@@ -151,17 +161,12 @@ void check_workload_value(const Env& env, const std::string& path, const nlohman
 void check_config_value(const Env& env, const SweepSpec& s, const std::string& path,
                         const nlohmann::json& v, const ConfigNode& where) {
   ConfigDoc doc = load_system(env, s.system, s.sets);
-  const std::string ptr = to_json_pointer(path);
-  nlohmann::json::json_pointer jp(ptr);
-  if (!doc.root.contains(jp)) {
-    // Let apply_override produce the "did you mean" message, re-anchored at the spec.
-    try {
-      apply_override(doc, path + "=" + v.dump());
-    } catch (const ConfigError& e) {
-      where.fail(std::string("unknown path: ") + e.what());
-    }
+  nlohmann::json cur;
+  try {  // a miss gets override_target's "did you mean", re-anchored at the spec
+    cur = override_target(doc, to_json_pointer(path));
+  } catch (const ConfigError& e) {
+    where.fail(std::string("unknown path: ") + e.what());
   }
-  nlohmann::json cur = doc.root.at(jp);
   if (cur.is_object() && cur.contains("value")) cur = cur["value"];
   const bool same = (cur.is_string() && v.is_string()) || (cur.is_boolean() && v.is_boolean()) ||
                     (cur.is_number() && v.is_number());

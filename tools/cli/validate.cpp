@@ -87,8 +87,9 @@ void mamf(Experiment& e, Systems& s, const Env& env,
   e.metric = "TFLOP/s";
   const auto rows = v::load_mamf_csv(v::find_input(env, "validation/gemm/mamf.csv"));
   for (const auto& [accel, system] : accel_system) {
-    const auto it = std::find_if(rows.begin(), rows.end(),
-                                 [&](const v::MamfPoint& p) { return p.accelerator == accel; });
+    const auto it = std::find_if(rows.begin(), rows.end(), [&a = accel](const v::MamfPoint& p) {
+      return p.accelerator == a;
+    });
     if (it == rows.end())
       throw ConfigError("validation/gemm/mamf.csv", "", "no row '" + accel + "'");
     const ConfigDoc& doc = s.get(system);
@@ -136,7 +137,7 @@ void hbm(Experiment& e, const ConfigDoc& doc, const std::vector<v::HbmPoint>& pt
 
 class Plan {
  public:
-  Plan(const Env& env, std::string only) : env_(env), only_(std::move(only)), systems_{env, {}} {}
+  Plan(const Env& env, std::string only) : only_(std::move(only)), systems_{env, {}} {}
 
   // Adds experiment `name` built by `build` (if --only selects it); a failure to build (bad CSV,
   // unknown system) becomes an ERROR row.
@@ -160,7 +161,6 @@ class Plan {
   const std::vector<std::string>& names() const { return names_; }
 
  private:
-  const Env& env_;
   std::string only_;
   Systems systems_;
   std::vector<Experiment> exps_;

@@ -1,0 +1,147 @@
+// Deeply nested and oversized JSON (project issue 10). The real readers (load_config, read_trace,
+// the Kineto path, --set values) must answer a 100000-deep document and a 1 GiB file with a
+// ConfigError; each such call runs in a child process (EXPECT_EXIT), so a stack overflow fails
+// that test instead of killing the suite. The 1 GiB file is sparse: no gigabyte is written or
+// read. The limits live in sim/json_file.h, checked here on their own as well.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "models/workload/kineto_import.h"
+#include "models/workload/strict_json.h"
+#include "models/workload/trace.h"
+#include "sim/config.h"
+#include "sim/errors.h"
+#include "sim/json_file.h"
+#include "sim/params.h"
+#include "tests/reliability/rejects.h"
+
+namespace t3sim::reliability {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kDeep = 100'000;
+
+std::string nested_arrays(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// Runs `body` in the death-test child: exit 0 on a ConfigError, 2 on another exception, 3 when
+// nothing was thrown; a crash (stack overflow) ends the child by a signal or a sanitizer report.
+template <typename F>
+[[noreturn]] void exit_with_outcome(F&& body) {
+  try {
+    body();
+  } catch (const ConfigError& e) {
+    std::_Exit(0);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "unexpected exception: %s\n", e.what());
+    std::_Exit(2);
+  }
+  std::fprintf(stderr, "accepted: no ConfigError\n");
+  std::_Exit(3);
+}
+
+#define EXPECT_CONFIG_ERROR_IN_CHILD(body) \
+  EXPECT_EXIT(exit_with_outcome([&] { body; }), ::testing::ExitedWithCode(0), "")
+
+class JsonLimits : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::testing::GTEST_FLAG(death_test_style) = "threadsafe";
+    dir_ = fs::temp_directory_path() /
+           ("t3sim_json_limits_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::FILE* f = std::fopen((dir_ / name).c_str(), "wb");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    return dir_ / name;
+  }
+  // A sparse file of `bytes` that starts like a config: no disk blocks behind the hole.
+  fs::path sparse(const std::string& name, uintmax_t bytes) const {
+    const fs::path p = write(name, "{\"kind\": \"system\", \"name\": \"");
+    fs::resize_file(p, bytes);
+    return p;
+  }
+  fs::path dir_;
+};
+
+TEST_F(JsonLimits, ReaderRefusesDeepNestingAndHugeFiles) {
+  EXPECT_TRUE(rejects<ConfigError>(
+      [&] { read_json_file(write("deep.json", "{\"a\": " + nested_arrays(kDeep) + "}")); },
+      "nested deeper than 256 levels"));
+  EXPECT_TRUE(rejects<ConfigError>([&] { read_json_file(sparse("big.json", uintmax_t{1} << 30)); },
+                                   "at most 256 MiB"));
+  const fs::path ok = write("ok.json", "{\"a\": " + nested_arrays(kMaxJsonDepth - 1) + "}");
+  EXPECT_EQ(read_json_file(ok), nlohmann::json::parse(std::ifstream(ok)));
+  for (const auto& e : fs::recursive_directory_iterator(source_env().configs_dir)) {
+    if (e.path().extension() != ".json") continue;
+    EXPECT_EQ(read_json_file(e.path()), nlohmann::json::parse(std::ifstream(e.path()))) << e.path();
+  }
+}
+
+// The error names the file, a JSON pointer into the deep value (its first levels) and the limit.
+TEST_F(JsonLimits, DepthErrorNamesFileAndPointer) {
+  const fs::path p =
+      write("deep.json", "{\"x\": 1, \"a\": [0, {\"b~/\": " + nested_arrays(kDeep) + "}]}");
+  try {
+    read_json_file(p);
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), p.string());
+    EXPECT_EQ(e.pointer(), "/a/1/b~0~1/0/0/0/0/0");
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+  EXPECT_TRUE(rejects<ConfigError>([] { try_parse_json(nested_arrays(kDeep), "--set", "/q"); },
+                                   "--set: /q/0/0"));
+  EXPECT_EQ(try_parse_json("[1, 2", "--set", "/q"), std::nullopt);
+}
+
+TEST_F(JsonLimits, DeepConfigFile) {
+  const fs::path p =
+      write("deep.json", "{\"kind\": \"system\", \"a\": " + nested_arrays(kDeep) + "}");
+  EXPECT_CONFIG_ERROR_IN_CHILD(load_config(p, {source_env().configs_dir}));
+}
+
+TEST_F(JsonLimits, DeepTraceFile) {
+  const fs::path p = write("deep.json", "{\"version\": " + nested_arrays(kDeep) + ", \"ops\": []}");
+  EXPECT_CONFIG_ERROR_IN_CHILD(workload::read_trace(p));
+}
+
+TEST_F(JsonLimits, DeepKinetoFile) {
+  const fs::path p = write("deep.json",
+                           "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", "
+                           "\"name\": " +
+                               nested_arrays(kDeep) + "}]}");
+  EXPECT_CONFIG_ERROR_IN_CHILD(workload::import_kineto(workload::read_json_file(p), p.string()));
+}
+
+TEST_F(JsonLimits, DeepOverrideValue) {
+  // An argument may be up to 128 KiB (MAX_ARG_STRLEN): 65536 levels of "[]".
+  ConfigDoc doc = config_from_json({{"read_queue", 64}}, "doc.json");
+  EXPECT_CONFIG_ERROR_IN_CHILD({
+    apply_override(doc, "read_queue=" + nested_arrays(65'536));
+    Params p;
+    p.required("read_queue", ParamKind::kInt, "queue");
+    bind(p, ConfigNode::root(doc));
+  });
+}
+
+TEST_F(JsonLimits, GigabyteConfigAndTraceFiles) {
+  const fs::path p = sparse("big.json", uintmax_t{1} << 30);
+  EXPECT_TRUE(rejects<ConfigError>([&] { load_config(p); }, "MiB"));
+  EXPECT_TRUE(rejects<ConfigError>([&] { workload::read_trace(p); }, "MiB"));
+  EXPECT_TRUE(rejects<ConfigError>([&] { workload::read_json_file(p); }, "MiB"));
+}
+
+}  // namespace
+}  // namespace t3sim::reliability
