@@ -9,7 +9,8 @@
 #        JOBS       build jobs (default 2)
 #        TIMEOUT_S  an input running longer is a finding (default 10: a hang, not a slow input)
 #        FUZZ_ARGS  extra libFuzzer flags (e.g. "-fork=2 -ignore_crashes=1" to go on after a crash)
-# Only the fuzz targets and the libraries they link are built. Inputs: a copy of the seeds of
+# Only the fuzz targets and the libraries they link are built. Each target first replays its past
+# findings (tests/fuzz/regressions/<target>-*), then fuzzes a copy of the seeds of
 # tests/fuzz/corpus/<target>/ in $BUILD_DIR/fuzz-corpus/<target>/, where new inputs go too (the
 # repository is never written); findings go to $BUILD_DIR/fuzz-findings/<target>/ (emptied at the
 # start of each run), logs to $BUILD_DIR/fuzz-logs/<target>.log. Exit status: 0 without findings,
@@ -54,7 +55,16 @@ run_one() {
   local corpus=$build/fuzz-corpus/$t findings=$build/fuzz-findings/$t
   rm -rf "$findings"
   mkdir -p "$corpus" "$findings" "$build/fuzz-logs"
+  rm -f "$build/fuzz-logs/$t.replay.log"
   cp -n "$here/corpus/${t#fuzz_}"/* "$corpus"/
+  # Earlier findings first: each must stay fixed (a failure here is a finding like any other).
+  local old
+  for old in "$here/regressions/$t"-*; do
+    [[ -f $old ]] || continue
+    if ! (cd "$findings" && "$bin" "$old") >>"$build/fuzz-logs/$t.replay.log" 2>&1; then
+      cp "$old" "$findings/crash-regression-$(basename "$old")"
+    fi
+  done
   # -rss_limit_mb: an out-of-memory (or one allocation over the limit) is a finding as well.
   # Run inside $findings: fork mode writes its fuzz-N.log files to the working folder.
   # shellcheck disable=SC2086
