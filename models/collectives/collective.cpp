@@ -31,11 +31,10 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
   }
   if (spec.fold) {
     if (exec_ != Executor::kCu) throw common::FoldError("DMA-engine collectives");
-    for (size_t i = 0; i < group_.size(); ++i) {
-      if (group_[i] != static_cast<int>(i) || group_.size() != machine_.gpus.size()) {
-        throw common::FoldError("the group is not every GPU in order");
-      }
-    }
+    bool in_order = group_.size() == machine_.gpus.size();
+    for (size_t i = 0; in_order && i < group_.size(); ++i)
+      in_order = group_[i] == static_cast<int>(i);
+    if (!in_order) throw common::FoldError("the group is not every GPU in order");
     schedule_ = fold_schedule(schedule_, machine_.size());
   }
   std::vector<uint64_t> addr(static_cast<size_t>(machine_.size()), 0);

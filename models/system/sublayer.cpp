@@ -190,7 +190,6 @@ SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piec
 
 namespace {
 void add_traffic(SublayerResult& r, const SublayerResult& p) {
-  r.folded = p.folded && (r.events == 0 || r.folded);
   for (size_t c = 0; c < r.dram_bytes.size(); ++c) r.dram_bytes[c] += p.dram_bytes[c];
   r.dram_total += p.dram_total;
   r.link_bytes += p.link_bytes;
@@ -209,6 +208,7 @@ SublayerResult compose_sequential(const SublayerResult& gemm, const SublayerResu
   r.ag_us = ag.total_us;
   r.total_us = r.gemm_us + r.rs_us + r.ag_us;
   for (const SublayerResult* p : {&gemm, &rs, &ag}) add_traffic(r, *p);
+  r.folded = gemm.folded && rs.folded && ag.folded;
   return r;
 }
 
@@ -216,6 +216,7 @@ void append_ag(SublayerResult& r, const SublayerResult& ag) {
   r.ag_us = ag.total_us;
   r.total_us += ag.total_us;
   add_traffic(r, ag);
+  r.folded = r.folded && ag.folded;
 }
 
 SublayerResult compose_ideal(const SublayerResult& gemm, const SublayerResult& rs,
@@ -228,6 +229,7 @@ SublayerResult compose_ideal(const SublayerResult& gemm, const SublayerResult& r
   r.rs_exposed_us = std::max(0.0, r.rs_us - r.gemm_us);
   r.total_us = std::max(r.gemm_us, r.rs_us) + r.ag_us;
   for (const SublayerResult* p : {&gemm, &rs, &ag}) add_traffic(r, *p);
+  r.folded = gemm.folded && rs.folded && ag.folded;
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/validation_sets.h"
 #include "models/system/scenario.h"
 #include "sim/errors.h"
 #include "sim/units_parse.h"
@@ -98,25 +99,7 @@ int cmd_membw(const Args& args, const Env& env) {
     cmds = {MemCmd::kUpdate};
   else
     throw UsageError("--pattern must be read, write, copy or update");
-  const ConfigDoc doc = load_system(env, sys, sets);
-  system::Scenario sc(doc, 1, nullptr);
-  Counter counter;
-  counter.now_fn = [&sc] { return sc.sim().now(); };
-  std::vector<std::unique_ptr<gpu::MemStream>> streams;
-  const uint64_t txn = sc.spec().txn.count();
-  for (size_t i = 0; i < cmds.size(); ++i) {
-    streams.push_back(
-        std::make_unique<gpu::MemStream>(sc.system().hbm(0), static_cast<uint32_t>(txn), 4096, 0));
-    gpu::Access a;
-    a.addr = sc.machine().gpus[0].alloc->allocate(bytes.count());
-    a.bytes = bytes.count();
-    a.cmd = cmds[i];
-    a.cls = common::TrafficClass::kGemmRead;
-    a.done = &counter;
-    streams.back()->submit(a);
-  }
-  sc.run();
-  const Duration t = counter.last - Tick{};
+  const Duration t = validation::sim_hbm_streams(load_system(env, sys, sets), cmds, bytes.count());
   nlohmann::ordered_json j;
   j["pattern"] = pattern;
   j["bytes"] = bytes.count() * cmds.size();

@@ -219,11 +219,17 @@ double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_
     cmds = {MemCmd::kRead, MemCmd::kRead, MemCmd::kWrite};
   else
     throw UsageError("HBM pattern must be read, write, copy or rmw (got '" + pattern + "')");
+  const double moved = static_cast<double>(bytes) * static_cast<double>(cmds.size());
+  return moved / sim_hbm_streams(system, cmds, bytes).to_s() / 1e9;
+}
+
+Duration sim_hbm_streams(const ConfigDoc& system, const std::vector<common::MemCmd>& cmds,
+                         uint64_t bytes) {
   system::Scenario sc(system, 1, nullptr);
   Counter counter(sc);
   std::vector<std::unique_ptr<gpu::MemStream>> streams;
   const auto txn = static_cast<uint32_t>(sc.spec().txn.count());
-  for (const MemCmd cmd : cmds) {
+  for (const common::MemCmd cmd : cmds) {
     streams.push_back(std::make_unique<gpu::MemStream>(sc.system().hbm(0), txn, 4096, 0));
     gpu::Access a;
     a.addr = sc.machine().gpus[0].alloc->allocate(bytes);
@@ -233,8 +239,7 @@ double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_
     streams.back()->submit(a);
   }
   sc.run();
-  const double moved = static_cast<double>(bytes) * static_cast<double>(cmds.size());
-  return moved / (counter.last - Tick{}).to_s() / 1e9;
+  return counter.last - Tick{};
 }
 
 double sim_allreduce_busbw(const ConfigDoc& system, uint64_t bytes) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "models/common/memory.h"
 #include "sim/config.h"
 
 namespace t3sim::cli::validation {
@@ -64,6 +65,10 @@ std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file);
 // TFLOP/s of one M x N x K GEMM (2 B elements) on GPU 0 of `system`, timed like `t3sim gemm`:
 // from the first dispatch to the last tile store (the launch overhead precedes the start).
 double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k);
+// Streams `bytes` through GPU 0's HBM once per command, all streams at once (transaction-sized
+// requests, 4096 in flight each); returns the time until the last one completes.
+Duration sim_hbm_streams(const ConfigDoc& system, const std::vector<common::MemCmd>& cmds,
+                         uint64_t bytes);
 // HBM bandwidth of GPU 0 for an hbm_bench pattern on arrays of `bytes`, counted as hbm_bench does.
 double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_t bytes);
 // nccl-tests busbw (GB/s) of a float all-reduce of `bytes` over every GPU of `system`.
