@@ -6,25 +6,12 @@
 
 #include "sim/errors.h"
 #include "sim/json_file.h"
+#include "sim/json_pointer.h"
 
 namespace t3sim {
 namespace {
 
 constexpr int kMaxExtendsDepth = 16;
-
-std::string escape_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 // A JSON-pointer reference token unescaped ("~0" -> '~', "~1" -> '/'); any other '~' is an error.
 std::string unescape_token(const std::string& token, const std::string& parent) {
@@ -96,7 +83,7 @@ class Resolver {
     doc_.origin[pointer] = file.string();
     for (auto it = value.begin(); it != value.end(); ++it) {
       if (it.key() == "extends") continue;
-      const std::string p = pointer + "/" + escape_token(it.key());
+      const std::string p = pointer + "/" + pointer_token(it.key());
       nlohmann::json v = resolve(it.value(), file, p, depth);
       if (out.contains(it.key()) && out[it.key()].is_object() && v.is_object()) {
         merge(out[it.key()], v);
@@ -136,20 +123,6 @@ class Resolver {
   std::vector<std::filesystem::path> dirs_;
 };
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 }  // namespace
 
 ConfigDoc load_config(const std::filesystem::path& path,
@@ -179,32 +152,19 @@ std::string to_json_pointer(std::string_view path) {
   for (char c : path) {
     if (c == '.') {
       out += '/';  // appended separately: `"/" + str` trips GCC 12's -Wrestrict false positive
-      out += escape_token(token);
+      out += pointer_token(token);
       token.clear();
     } else {
       token += c;
     }
   }
   out += '/';
-  out += escape_token(token);
+  out += pointer_token(token);
   return out;
 }
 
 bool is_annotation_key(std::string_view key) {
   return key == "source" || key == "description" || (!key.empty() && key.front() == '$');
-}
-
-std::string nearest_name(std::string_view word, const std::vector<std::string>& candidates) {
-  std::string best;
-  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
-  for (const auto& c : candidates) {
-    const size_t d = edit_distance(word, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  return best;
 }
 
 nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer) {
@@ -277,7 +237,7 @@ ConfigNode ConfigNode::child(const std::string& key) const {
   if (!value_->is_object()) fail("expected an object");
   auto it = value_->find(key);
   if (it == value_->end()) fail("missing required key '" + key + "'");
-  return ConfigNode(*doc_, *it, pointer_ + "/" + escape_token(key));
+  return ConfigNode(*doc_, *it, pointer_ + "/" + pointer_token(key));
 }
 
 ConfigNode ConfigNode::at(size_t index) const {
@@ -290,7 +250,7 @@ void ConfigNode::fail(const std::string& message) const {
 }
 
 void ConfigNode::fail_key(const std::string& key, const std::string& message) const {
-  const std::string p = pointer_ + "/" + escape_token(key);
+  const std::string p = pointer_ + "/" + pointer_token(key);
   ConfigNode n(*doc_, *value_, p);
   throw ConfigError(n.file(), p, message);
 }

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/did_you_mean.h"  // nearest_name, used with every ConfigNode failure
+
 namespace t3sim {
 
 struct ConfigDoc {
@@ -42,8 +44,6 @@ nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer);
 std::string to_json_pointer(std::string_view path);
 
 bool is_annotation_key(std::string_view key);
-// Nearest of `candidates` to `word` by edit distance, or "" if none is close.
-std::string nearest_name(std::string_view word, const std::vector<std::string>& candidates);
 
 class ConfigNode {
  public:

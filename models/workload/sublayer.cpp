@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "models/workload/strict_json.h"
 #include "sim/errors.h"
+#include "sim/strict_json.h"
 
 namespace t3sim::workload {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "models/workload/strict_json.h"
 #include "models/workload/trace.h"
 #include "sim/errors.h"
+#include "sim/strict_json.h"
 
 namespace t3sim::workload {
 namespace {

@@ -14,12 +14,12 @@
 #include <string>
 
 #include "models/workload/kineto_import.h"
-#include "models/workload/strict_json.h"
 #include "models/workload/trace.h"
 #include "sim/config.h"
 #include "sim/errors.h"
 #include "sim/json_file.h"
 #include "sim/params.h"
+#include "sim/strict_json.h"
 #include "tests/reliability/rejects.h"
 
 namespace t3sim::reliability {
@@ -122,7 +122,7 @@ TEST_F(JsonLimits, DeepKinetoFile) {
                            "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", "
                            "\"name\": " +
                                nested_arrays(kDeep) + "}]}");
-  EXPECT_CONFIG_ERROR_IN_CHILD(workload::import_kineto(workload::read_json_file(p), p.string()));
+  EXPECT_CONFIG_ERROR_IN_CHILD(workload::import_kineto(read_json_file(p), p.string()));
 }
 
 TEST_F(JsonLimits, DeepOverrideValue) {
@@ -140,7 +140,7 @@ TEST_F(JsonLimits, GigabyteConfigAndTraceFiles) {
   const fs::path p = sparse("big.json", uintmax_t{1} << 30);
   EXPECT_TRUE(rejects<ConfigError>([&] { load_config(p); }, "MiB"));
   EXPECT_TRUE(rejects<ConfigError>([&] { workload::read_trace(p); }, "MiB"));
-  EXPECT_TRUE(rejects<ConfigError>([&] { workload::read_json_file(p); }, "MiB"));
+  EXPECT_TRUE(rejects<ConfigError>([&] { read_json_file(p); }, "MiB"));
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include "cli/common.h"
 #include "models/workload/kineto_import.h"
 #include "models/workload/layer_generator.h"
-#include "models/workload/strict_json.h"
 #include "sim/errors.h"
+#include "sim/strict_json.h"
 
 namespace t3sim::cli {
 namespace {
@@ -59,7 +59,7 @@ int trace_import_kineto(const Args& args) {
   if (!parse_options(args, desc, vm, &positional, kUsage)) return 0;
   workload::KinetoImportOptions options;
   options.infer_cross_stream_deps = !no_infer;
-  const workload::Trace trace = workload::import_kineto(workload::read_json_file(in), in, options);
+  const workload::Trace trace = workload::import_kineto(read_json_file(in), in, options);
   workload::write_trace(trace, out);
   std::cout << "wrote " << out << ": " << trace.ops.size() << " ops imported from " << in << "\n";
   return 0;

@@ -11,8 +11,8 @@
 #include "models/system/system.h"
 #include "models/workload/kineto_import.h"
 #include "models/workload/layer_generator.h"
-#include "models/workload/strict_json.h"
 #include "sim/errors.h"
+#include "sim/strict_json.h"
 
 namespace t3sim::system {
 namespace {
@@ -190,7 +190,7 @@ TEST(Replay, UnfusedOpsGetIsolatedModelTimesOnce) {
 
 TEST(Replay, KinetoSampleImportsAndReplays) {
   const auto path = kSource / "traces" / "samples" / "kineto_tp_sublayer.json";
-  const Trace t = workload::import_kineto(workload::read_json_file(path), path.string());
+  const Trace t = workload::import_kineto(read_json_file(path), path.string());
   const ReplayResult r = replay_trace(ring8(), t, path.string());
   expect_valid_schedule(t, r);
   ASSERT_EQ(r.ops.size(), 3u);

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "models/workload/strict_json.h"
 #include "sim/errors.h"
+#include "sim/strict_json.h"
 #include "tests/models/workload/test_support.h"
 
 namespace t3sim::workload {

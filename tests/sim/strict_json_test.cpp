@@ -1,18 +1,18 @@
-#include "models/workload/strict_json.h"
+#include "sim/strict_json.h"
 
 #include <gtest/gtest.h>
 
 #include "sim/errors.h"
 
-namespace t3sim::workload {
+namespace t3sim {
 namespace {
 
 TEST(StrictJson, EditDistanceAndNearest) {
   EXPECT_EQ(edit_distance("", "abc"), 3u);
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
   EXPECT_EQ(edit_distance("hidden", "hidden"), 0u);
-  EXPECT_EQ(nearest("hiden", {"hidden", "heads", "ffn"}), "hidden");
-  EXPECT_EQ(nearest("zzzzzz", {"hidden", "heads"}), "");
+  EXPECT_EQ(nearest_name("hiden", {"hidden", "heads", "ffn"}), "hidden");
+  EXPECT_EQ(nearest_name("zzzzzz", {"hidden", "heads"}), "");
   EXPECT_EQ(did_you_mean("dep", {"deps", "id"}), " (did you mean 'deps'?)");
 }
 
@@ -55,4 +55,4 @@ TEST(StrictJson, ReadJsonFileReportsMissingFileAndSyntax) {
 }
 
 }  // namespace
-}  // namespace t3sim::workload
+}  // namespace t3sim

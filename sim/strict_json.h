@@ -1,32 +1,23 @@
-// Strict reading of the JSON files this library consumes (model configs, traces, Kineto traces).
-// Every failure is a ConfigError naming the file, the JSON pointer and the fix; an unknown key gets
-// "did you mean" from the nearest allowed key by edit distance. Integers must be JSON integers (no
-// 1024.0) within the stated range; numbers must be finite. No state beyond the value being read.
+// Strict reading of plain JSON documents that are not configs with "extends" (model files, traces,
+// Kineto traces, catalogues). Every failure is a ConfigError naming the file, the JSON pointer and
+// the fix; an unknown key gets "did you mean" (sim/did_you_mean.h). Integers must be JSON integers
+// (no 1024.0) within the stated range; numbers must be finite. No state beyond the value read.
+// Files are parsed by sim/json_file.h's read_json_file (size and depth limits).
 // Contract: ObjectReader holds a pointer to the JSON value; the value must outlive the reader.
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-namespace t3sim::workload {
+#include "sim/did_you_mean.h"
+#include "sim/json_file.h"
+#include "sim/json_pointer.h"
 
-std::size_t edit_distance(std::string_view a, std::string_view b);
-// The candidate nearest to `word`, or "" when none is within max(2, |word| / 3) edits.
-std::string nearest(std::string_view word, const std::vector<std::string>& candidates);
-// " (did you mean 'x'?)" for the nearest candidate, or "".
-std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
-// A JSON-pointer reference token: escapes '~' as "~0" and '/' as "~1".
-std::string pointer_token(std::string_view key);
-std::string join(const std::vector<std::string>& items, std::string_view separator);
-
-// Parses a JSON file within sim/json_file.h's size and depth limits; a missing file, a syntax
-// error or a broken limit is a ConfigError.
-nlohmann::json read_json_file(const std::filesystem::path& path);
+namespace t3sim {
 
 // Checks that `value` is an integer in [lo, hi]; `what` names it in the message.
 std::int64_t read_integer(const nlohmann::json& value, std::int64_t lo, std::int64_t hi,
@@ -62,4 +53,4 @@ class ObjectReader {
   std::string context_;
 };
 
-}  // namespace t3sim::workload
+}  // namespace t3sim

@@ -1,4 +1,4 @@
-#include "models/workload/strict_json.h"
+#include "sim/strict_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,71 +7,8 @@
 #include <fmt/format.h>
 
 #include "sim/errors.h"
-#include "sim/json_file.h"
 
-namespace t3sim::workload {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      const std::size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
-  std::string best;
-  std::size_t best_distance = limit + 1;
-  for (const auto& candidate : candidates) {
-    const std::size_t d = edit_distance(word, candidate);
-    if (d < best_distance) {
-      best = candidate;
-      best_distance = d;
-    }
-  }
-  return best;
-}
-
-std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::string best = nearest(word, candidates);
-  return best.empty() ? std::string() : fmt::format(" (did you mean '{}'?)", best);
-}
-
-std::string pointer_token(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string join(const std::vector<std::string>& items, std::string_view separator) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += separator;
-    out += items[i];
-  }
-  return out;
-}
-
-nlohmann::json read_json_file(const std::filesystem::path& path) {
-  return t3sim::read_json_file(path);
-}
+namespace t3sim {
 
 std::int64_t read_integer(const nlohmann::json& value, std::int64_t lo, std::int64_t hi,
                           const std::string& file, const std::string& pointer,
@@ -161,4 +98,4 @@ void ObjectReader::fail(std::string_view key, const std::string& message) const 
   throw ConfigError(file_, pointer(key), context_ + ": " + message);
 }
 
-}  // namespace t3sim::workload
+}  // namespace t3sim
