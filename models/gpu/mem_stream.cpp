@@ -47,6 +47,7 @@ void MemStream::pump() {
     req.origin_gpu = gpu_;
     req.tile = slot.a.tile;
     req.contrib = slot.a.contrib;
+    req.l2_hit = slot.a.l2_hit;
     req.client = this;
     req.tag = s;
     if (!target_.try_issue(req)) {

@@ -26,6 +26,7 @@ struct Access {
   common::TrafficClass cls = common::TrafficClass::kGemmRead;
   uint32_t tile = common::kNoTile;
   uint16_t contrib = 1;
+  bool l2_hit = false;  // served by the L2 slice, not DRAM (MemRequest::l2_hit)
   AccessDone* done = nullptr;
   uint64_t tag = 0;
 };

@@ -24,7 +24,7 @@ Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, boo
   if (fold_) machine().remote->fold(nullptr);
   const auto txn = static_cast<uint32_t>(spec().txn.count());
   for (int g = 0; g < active(); ++g) {
-    auto& hbm = system_->hbm(g);
+    common::MemTarget& hbm = system_->memory(g);  // through the L2 front end when it is on
     reads_.push_back(
         std::make_unique<gpu::MemStream>(hbm, txn, spec().read_window, static_cast<uint16_t>(g)));
     stores_.push_back(

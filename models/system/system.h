@@ -15,6 +15,7 @@
 
 #include "models/fabric/factory.h"
 #include "models/gpu/machine.h"
+#include "models/gpu/mem_partition.h"
 #include "models/hbm/hbm.h"
 #include "sim/component.h"
 #include "sim/config.h"
@@ -36,6 +37,9 @@ class System : public Component {
   int num_gpus() const { return static_cast<int>(gpus_.size()); }
   int active_gpus() const { return active_; }
   hbm::Hbm& hbm(int g) { return *gpus_[static_cast<size_t>(g)].hbm; }
+  // What GPU g's requesters issue to: its L2 front end, or its HBM when the front end is off.
+  common::MemTarget& memory(int g) { return *machine_.gpus[static_cast<size_t>(g)].hbm; }
+  const gpu::MemPartition* l2(int g) const { return gpus_[static_cast<size_t>(g)].l2.get(); }
   const hbm::Hbm& hbm(int g) const { return *gpus_[static_cast<size_t>(g)].hbm; }
   // The "gpuN" component under which per-GPU kernels and trackers are placed.
   Component& machine_component(int g) { return *gpus_[static_cast<size_t>(g)].node; }
@@ -51,6 +55,8 @@ class System : public Component {
   struct PerGpu {
     std::unique_ptr<Component> node;  // "gpuN" grouping component
     std::unique_ptr<hbm::Hbm> hbm;
+    std::unique_ptr<common::ChannelMap> channels;  // the HBM's address map, for the L2 slices
+    std::unique_ptr<gpu::MemPartition> l2;          // front end (nullptr: off)
     std::unique_ptr<gpu::MemStream> dma_reads;
     std::unique_ptr<gpu::DmaEngines> dma;
     std::unique_ptr<gpu::CuPool> cus;
