@@ -78,6 +78,12 @@ class MemTarget {
   virtual bool try_issue(const MemRequest& req) = 0;
   // Registers `c` for one mem_retry() call once any queue of this target has space.
   virtual void wait_for_space(MemClient* c) = 0;
+  // Event-free fast path for an L2 hit of `bytes` at `addr`: a target that serves hits books the
+  // transfer now and returns when the data is delivered (no mem_done follows); Tick::max() when
+  // it cannot accept it now (then issue it with try_issue) or does not serve hits.
+  virtual Tick reserve_hit(uint64_t /*addr*/, uint64_t /*bytes*/, TrafficClass /*cls*/) {
+    return Tick::max();
+  }
 };
 
 // Which channel of a memory target serves an address (a front end keeps one L2 slice per channel).
@@ -86,6 +92,7 @@ class ChannelMap {
   virtual ~ChannelMap() = default;
   virtual uint32_t channels() const = 0;
   virtual uint32_t channel(uint64_t addr) const = 0;
+  virtual uint64_t interleave() const = 0;  // bytes of one contiguous block of a channel
 };
 
 // Observer of accepted/completed UPDATEs at a memory controller (the T3 tracker hooks in here).

@@ -1,6 +1,8 @@
 #include "models/gpu/gemm_kernel.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "models/gpu/tile_select.h"
 #include "sim/errors.h"
@@ -73,6 +75,7 @@ void GemmKernel::launch(uint32_t cus) {
   }
   wgs_.assign(slots, Wg{});
   ready_.assign(static_cast<size_t>(slots) * phases_, 0);
+  ready_at_.assign(static_cast<size_t>(slots) * phases_, Tick{});
   free_wgs_.clear();
   for (uint32_t w = slots; w > 0; --w) free_wgs_.push_back(w - 1);
   stores_left_ = plan_.tiles();
@@ -86,6 +89,7 @@ void GemmKernel::add_cus(uint32_t cus) {
   const auto first = static_cast<uint32_t>(wgs_.size());
   wgs_.resize(first + extra, Wg{});
   ready_.resize(static_cast<size_t>(first + extra) * phases_, 0);
+  ready_at_.resize(static_cast<size_t>(first + extra) * phases_, Tick{});
   for (uint32_t w = first + extra; w > first; --w) free_wgs_.push_back(w - 1);
   if (start_ != Tick::max()) dispatch();
 }
@@ -126,6 +130,7 @@ void GemmKernel::dispatch() {
     wgs_[w].busy = true;
     wgs_[w].started = now();
     std::fill_n(ready_.begin() + static_cast<std::ptrdiff_t>(w) * phases_, phases_, 0);
+    std::fill_n(ready_at_.begin() + static_cast<std::ptrdiff_t>(w) * phases_, phases_, Tick{});
     request_ahead(w);  // the prologue: phases [0, ahead)
     try_compute(w);
   }
@@ -202,7 +207,7 @@ void GemmKernel::request_phase(uint32_t w, uint32_t local) {
         if (partition_) {
           deliver_hit(waiter, id);
         } else {
-          operand_ready(waiter);
+          operand_ready(waiter, now());
         }
         break;
       case SliceCache::Lookup::kPending:
@@ -223,9 +228,15 @@ void GemmKernel::request_phase(uint32_t w, uint32_t local) {
   }
 }
 
-// An L2-resident slice travels from its L2 slice to the WG as a hit request.
+// An L2-resident slice travels from its L2 slice to the WG: booked on the slice ports at once
+// when no slice it spans is full (no event), else as a hit request that waits for the slice.
 void GemmKernel::deliver_hit(uint32_t waiter, uint32_t id) {
   const Operand op = operand(id);
+  const Tick at = reads_.target().reserve_hit(op.addr, op.bytes, common::TrafficClass::kGemmRead);
+  if (at != Tick::max()) {
+    operand_ready(waiter, at);
+    return;
+  }
   Access a;
   a.addr = op.addr;
   a.bytes = op.bytes;
@@ -242,11 +253,13 @@ void GemmKernel::slice_ready(uint32_t waiter, uint32_t id, bool owner) {
     deliver_hit(waiter, id);  // merged: the fill is forwarded through the slice's port
     return;
   }
-  operand_ready(waiter);
+  operand_ready(waiter, now());
 }
 
-void GemmKernel::operand_ready(uint32_t waiter) {
+// One of the phase's two slices is in (or booked to arrive at `at`).
+void GemmKernel::operand_ready(uint32_t waiter, Tick at) {
   const uint32_t w = waiter / phases_;
+  ready_at_[waiter] = max(ready_at_[waiter], at);
   if (++ready_[waiter] == 2) {
     --wgs_[w].unready;
     request_ahead(w);  // the outstanding-byte bound may have held a phase back
@@ -262,17 +275,20 @@ void GemmKernel::try_compute(uint32_t w) {
     if (wg.computed && wg.waiting_since == Tick::max()) wg.waiting_since = now();
     return;
   }
+  const Tick start = max(now(), ready_at_[idx]);  // booked hits may still be on their way
   if (!wg.computed) {
-    fill_ps_.inc((now() - wg.started).count_ps());
+    fill_ps_.inc((start - wg.started).count_ps());
     wg.computed = true;
-  } else if (wg.waiting_since != Tick::max()) {
-    memory_ps_.inc((now() - wg.waiting_since).count_ps());
+  } else if (wg.waiting_since != Tick::max() || start > now()) {
+    const Tick from = wg.waiting_since < now() ? wg.waiting_since : now();
+    memory_ps_.inc((start - from).count_ps());
+    if (wg.waiting_since == Tick::max()) phase_stalls_.inc();
   }
   wg.waiting_since = Tick::max();
   wg.computing = true;
   request_ahead(w);
   compute_ps_.inc(phase_time_.count_ps());
-  sim().call_at<GemmKernel, &GemmKernel::phase_done>(now() + phase_time_, this, w);
+  sim().call_at<GemmKernel, &GemmKernel::phase_done>(start + phase_time_, this, w);
 }
 
 void GemmKernel::phase_done(uint64_t w64) {
@@ -405,13 +421,16 @@ void GemmKernel::access_done(uint64_t tag) {
     return;
   }
   if ((tag & kHitTag) != 0) {
-    operand_ready(static_cast<uint32_t>(tag & ~kHitTag));
+    operand_ready(static_cast<uint32_t>(tag & ~kHitTag), now());
     return;
   }
   l2_.filled(static_cast<uint32_t>(tag), *this);
 }
 
 void GemmKernel::finish() {
+  if (std::getenv("T3SIM_DEBUG_GEMM") != nullptr) {
+    std::fprintf(stderr, "DBG %s gpu%d phases=%u compute=%.1f mem=%.1f fill=%.1f drain=%.1f us stalls=%lu hit=%.3f rd=%lu\n", name().c_str(), gpu_, phases_, compute_ps_.value()/1e6, memory_ps_.value()/1e6, fill_ps_.value()/1e6, drain_ps_.value()/1e6, (unsigned long)phase_stalls_.value(), l2_hit_rate(), (unsigned long)read_bytes_.value());
+  }
   if (stores_left_ != 0 && start_ != Tick::max()) {
     throw ModelError(path(), std::to_string(stores_left_) + " of " + std::to_string(plan_.tiles()) +
                                  " tile stores never completed");

@@ -101,7 +101,7 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   void dispatch();
   void request_phase(uint32_t wg, uint32_t phase);
   void request_ahead(uint32_t wg);
-  void operand_ready(uint32_t waiter);
+  void operand_ready(uint32_t waiter, Tick at);
   void deliver_hit(uint32_t waiter, uint32_t id);
   Operand operand(uint32_t id) const;
   void try_compute(uint32_t wg);
@@ -127,7 +127,8 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   GemmHooks* hooks_;
   SliceCache l2_;
   std::vector<Wg> wgs_;
-  std::vector<uint8_t> ready_;  // per (wg, phase): slices arrived (0..2)
+  std::vector<uint8_t> ready_;   // per (wg, phase): slices arrived or booked (0..2)
+  std::vector<Tick> ready_at_;   // per (wg, phase): when booked L2 hits deliver the data
   std::vector<uint32_t> free_wgs_;
   std::vector<uint32_t> splits_left_;   // per tile: splits whose K loop is not done (split-K)
   std::vector<uint32_t> partials_out_;  // per tile: partial stores in flight

@@ -1,5 +1,8 @@
 #include "models/gpu/mem_partition.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 #include "sim/errors.h"
@@ -163,6 +166,27 @@ bool MemPartition::try_issue(const common::MemRequest& req) {
   return true;
 }
 
+Tick MemPartition::reserve_hit(uint64_t addr, uint64_t bytes, common::TrafficClass cls) {
+  const uint64_t block = map_.interleave();
+  for (uint64_t a = addr; a < addr + bytes; a = (a / block + 1) * block) {
+    if (slices_[map_.channel(a)]->full()) {
+      refusals_.inc();
+      blocked_hits_.inc();
+      return Tick::max();
+    }
+  }
+  Tick done{};
+  for (uint64_t a = addr; a < addr + bytes;) {
+    const uint64_t next = std::min(addr + bytes, (a / block + 1) * block);
+    done = max(done, slices_[map_.channel(a)]->use_port(next - a) + spec_.hit_latency);
+    a = next;
+  }
+  hit_bytes_.inc(bytes);
+  in_[static_cast<size_t>(cls)] += bytes;
+  out_[static_cast<size_t>(cls)] += bytes;
+  return done;
+}
+
 void MemPartition::wait_for_space(common::MemClient* c) { slices_[refused_]->add_waiter(c); }
 
 void MemPartition::completed(const common::MemRequest& req) {
@@ -172,6 +196,9 @@ void MemPartition::completed(const common::MemRequest& req) {
 }
 
 void MemPartition::finish() {
+  if (std::getenv("T3SIM_DEBUG_GEMM") != nullptr) {
+    std::fprintf(stderr, "DBG %s hit=%lu miss=%lu refusals=%lu blocked_hits=%lu\n", path().c_str(), (unsigned long)hit_bytes_.value(), (unsigned long)miss_bytes_.value(), (unsigned long)refusals_.value(), (unsigned long)blocked_hits_.value());
+  }
   if (outstanding_ != 0) {
     throw ModelError(path(), std::to_string(outstanding_) + " requests never completed");
   }

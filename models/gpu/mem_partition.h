@@ -37,6 +37,8 @@ class MemPartition final : public Component, public common::MemTarget {
   ~MemPartition() override;
   bool try_issue(const common::MemRequest& req) override;
   void wait_for_space(common::MemClient* c) override;
+  // Books a hit on every slice it spans if none is full (a full slice refuses hits too).
+  Tick reserve_hit(uint64_t addr, uint64_t bytes, common::TrafficClass cls) override;
 
   // Bytes accepted / completed per traffic class (hits and DRAM-bound together).
   uint64_t bytes_in(common::TrafficClass c) const { return in_[static_cast<size_t>(c)]; }

@@ -36,6 +36,7 @@ class MemStream final : public common::MemClient {
   MemStream(common::MemTarget& target, uint32_t txn_bytes, uint32_t max_in_flight, uint16_t gpu);
   void submit(const Access& a);
   size_t pending_accesses() const { return live_; }
+  common::MemTarget& target() { return target_; }
   uint32_t in_flight() const { return in_flight_; }
   void mem_done(const common::MemRequest& req) override;
   void mem_retry() override;

@@ -15,6 +15,7 @@ class HbmChannels final : public common::ChannelMap {
   explicit HbmChannels(const hbm::Hbm& h) : hbm_(h) {}
   uint32_t channels() const override { return hbm_.channels(); }
   uint32_t channel(uint64_t addr) const override { return hbm_.channel_of(addr); }
+  uint64_t interleave() const override { return hbm_.config().interleave_bytes; }
 
  private:
   const hbm::Hbm& hbm_;
