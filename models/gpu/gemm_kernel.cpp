@@ -55,8 +55,11 @@ void GemmKernel::configure() {
   partition_ = spec_.partition.enabled;
   const uint32_t p = phases_total();
   phase_limit_bytes_ = spec_.cu_inflight.count() / spec_.wgs_per_cu;
-  phase_time_ =
-      phase_time(spec_, plan_.tile_m, plan_.tile_n, (plan_.shape.k + p - 1) / p, plan_.elem_bytes);
+  // With the L2 front end the slice ports carry the L2 -> CU bandwidth, so a phase is its matrix
+  // compute alone; without it l2_bandwidth bounds each WG's input rate (tile_select.h).
+  const uint64_t k = (plan_.shape.k + p - 1) / p;
+  phase_time_ = partition_ ? tile_compute_time(spec_, plan_.tile_m, plan_.tile_n, k)
+                           : phase_time(spec_, plan_.tile_m, plan_.tile_n, k, plan_.elem_bytes);
   l2_ = SliceCache(spec_.l2, (plan_.tiles_m() + plan_.tiles_n()) * p, plan_.tiles());
   const size_t per_tile = plan_.split_k > 1 ? plan_.tiles() : 0;
   splits_left_.assign(per_tile, plan_.split_k);

@@ -17,12 +17,6 @@ class MemPartition::Slice final : public common::MemClient {
   bool full() const {
     return missq_bytes_ >= p_.spec_.miss_queue.count() || mshr_bytes_ >= p_.spec_.mshr.count();
   }
-  // Occupies the data port for `bytes`; returns when the transfer ends.
-  Tick use_port(uint64_t bytes) {
-    const Tick start = max(p_.sim().now(), port_free_);
-    port_free_ = start + transfer_time(Bytes(bytes), p_.port_);
-    return port_free_;
-  }
   void hit(const common::MemRequest& req, Tick done) {
     hits_.push_back({done + p_.spec_.hit_latency, req});
     if (!hit_event_.scheduled()) p_.sim().schedule(hit_event_, hits_.front().done);
@@ -102,7 +96,6 @@ class MemPartition::Slice final : public common::MemClient {
   }
 
   MemPartition& p_;
-  Tick port_free_{};
   uint64_t missq_bytes_ = 0;
   uint64_t mshr_bytes_ = 0;
   uint64_t seq_ = 0;
@@ -123,7 +116,7 @@ MemPartition::MemPartition(Simulator& sim, Component* parent, std::string name,
   if (total.bytes_per_second() == 0) {
     throw ModelError(path(), "the L2 partition needs gpu.l2_hit_bandwidth or gpu.l2_bandwidth");
   }
-  port_ = total / map.channels();
+  port_ = total;
   for (uint32_t s = 0; s < map.channels(); ++s) slices_.push_back(std::make_unique<Slice>(*this));
   stats().add("hit_bytes", hit_bytes_, "B", "bytes served by L2 slices (hits)");
   stats().add("miss_bytes", miss_bytes_, "B", "bytes sent to DRAM through the miss queues");
@@ -146,7 +139,7 @@ bool MemPartition::try_issue(const common::MemRequest& req) {
   ++outstanding_;
   common::MemRequest r = req;
   r.enqueued = sim().now();
-  const Tick port_done = slice.use_port(req.bytes);
+  const Tick port_done = use_port(req.bytes);
   if (req.l2_hit) {
     hit_bytes_.inc(req.bytes);
     slice.hit(r, port_done);
@@ -175,16 +168,17 @@ Tick MemPartition::reserve_hit(uint64_t addr, uint64_t bytes, common::TrafficCla
       return Tick::max();
     }
   }
-  Tick done{};
-  for (uint64_t a = addr; a < addr + bytes;) {
-    const uint64_t next = std::min(addr + bytes, (a / block + 1) * block);
-    done = max(done, slices_[map_.channel(a)]->use_port(next - a) + spec_.hit_latency);
-    a = next;
-  }
+  const Tick done = use_port(bytes) + spec_.hit_latency;
   hit_bytes_.inc(bytes);
   in_[static_cast<size_t>(cls)] += bytes;
   out_[static_cast<size_t>(cls)] += bytes;
   return done;
+}
+
+Tick MemPartition::use_port(uint64_t bytes) {
+  const Tick start = max(sim().now(), port_free_);
+  port_free_ = start + transfer_time(Bytes(bytes), port_);
+  return port_free_;
 }
 
 void MemPartition::wait_for_space(common::MemClient* c) { slices_[refused_]->add_waiter(c); }

@@ -1,9 +1,12 @@
 // MemPartition: the memory-partition front end of one GPU, a common::MemTarget in front of its HBM
 // that every access passes (GEMM loads and stores, collectives, DMA, remote writes and UPDATEs).
-// One L2 slice per HBM channel (same address map). A slice has a data port of hit_bandwidth /
-// slices that every request occupies for bytes / port bandwidth; an L2 hit (MemRequest::l2_hit)
-// completes hit_latency after its port time; any other request goes to DRAM through the slice's
-// L2 -> DRAM miss queue (bytes), and a read also holds MSHR bytes until its data returns.
+// One L2 slice per HBM channel (same address map). Every request occupies the slices' data ports
+// for bytes / hit_bandwidth; the ports are pooled, because real L2s interleave lines over slices
+// at a few hundred bytes, so one request's data spreads over all of them (t3sim's 32 KiB channel
+// interleave would otherwise pile a K-phase panel onto one or two ports). An L2 hit
+// (MemRequest::l2_hit) completes hit_latency after its port time; any other request goes to
+// DRAM through its slice's L2 -> DRAM miss queue (bytes); a read also holds MSHR bytes until its
+// data returns.
 // Semantics (GPGPU-Sim memory_sub_partition::cache_cycle): a slice takes requests in order from
 // its input only while its L2 -> DRAM queue is not full, and a request that cannot reserve an
 // MSHR or miss-queue entry stays at the head; so while the miss queue or the MSHRs are full the
@@ -52,9 +55,12 @@ class MemPartition final : public Component, public common::MemTarget {
   class Slice;
   friend class Slice;
   void completed(const common::MemRequest& req);
+  // Occupies the pooled slice data ports for `bytes`; returns when the transfer ends.
+  Tick use_port(uint64_t bytes);
 
   PartitionSpec spec_;
-  Bandwidth port_;
+  Bandwidth port_;  // all slices' data ports together
+  Tick port_free_{};
   common::MemTarget& dram_;
   const common::ChannelMap& map_;
   std::vector<std::unique_ptr<Slice>> slices_;
