@@ -170,14 +170,14 @@ GemmKernel::Operand GemmKernel::operand(uint32_t id) const {
   const uint64_t k0 = phase_k0(phase);
   if (panel < plan_.tiles_m()) {
     const uint64_t rows = plan_.tile_rows(panel * plan_.tiles_n());
-    return {plan_.a_addr + (panel * plan_.tile_m * plan_.shape.k + k0 * plan_.tile_m) *
-                               plan_.elem_bytes,
+    return {plan_.a_addr +
+                (panel * plan_.tile_m * plan_.shape.k + k0 * plan_.tile_m) * plan_.elem_bytes,
             rows * k * plan_.elem_bytes};
   }
   const uint32_t col = panel - plan_.tiles_m();
-  return {plan_.b_addr + (col * plan_.tile_n * plan_.shape.k + k0 * plan_.tile_n) *
-                             plan_.elem_bytes,
-          plan_.tile_cols(col) * k * plan_.elem_bytes};
+  return {
+      plan_.b_addr + (col * plan_.tile_n * plan_.shape.k + k0 * plan_.tile_n) * plan_.elem_bytes,
+      plan_.tile_cols(col) * k * plan_.elem_bytes};
 }
 
 // Requests phases while they stay within the lookahead (next_compute + ahead, or [0, ahead) in
@@ -188,8 +188,8 @@ void GemmKernel::request_ahead(uint32_t w) {
   while (wg.next_request < bound) {
     if (phase_limit_bytes_ != 0 && wg.unready > 0) {
       const uint32_t phase = wg.split * phases_ + wg.next_request;
-      const uint64_t bytes = (plan_.tile_rows(wg.tile) + plan_.tile_cols(wg.tile)) *
-                             phase_k(phase) * plan_.elem_bytes;
+      const uint64_t bytes =
+          (plan_.tile_rows(wg.tile) + plan_.tile_cols(wg.tile)) * phase_k(phase) * plan_.elem_bytes;
       if ((wg.unready + 1) * bytes > phase_limit_bytes_) return;
     }
     request_phase(w, wg.next_request);
@@ -432,7 +432,13 @@ void GemmKernel::access_done(uint64_t tag) {
 
 void GemmKernel::finish() {
   if (std::getenv("T3SIM_DEBUG_GEMM") != nullptr) {
-    std::fprintf(stderr, "DBG %s gpu%d phases=%u compute=%.1f mem=%.1f fill=%.1f drain=%.1f us stalls=%lu hit=%.3f rd=%lu\n", name().c_str(), gpu_, phases_, compute_ps_.value()/1e6, memory_ps_.value()/1e6, fill_ps_.value()/1e6, drain_ps_.value()/1e6, (unsigned long)phase_stalls_.value(), l2_hit_rate(), (unsigned long)read_bytes_.value());
+    std::fprintf(stderr,
+                 "DBG %s gpu%d phases=%u compute=%.1f mem=%.1f fill=%.1f drain=%.1f us stalls=%lu "
+                 "hit=%.3f rd=%lu\n",
+                 name().c_str(), gpu_, phases_, compute_ps_.value() / 1e6, memory_ps_.value() / 1e6,
+                 fill_ps_.value() / 1e6, drain_ps_.value() / 1e6,
+                 (unsigned long)phase_stalls_.value(), l2_hit_rate(),
+                 (unsigned long)read_bytes_.value());
   }
   if (stores_left_ != 0 && start_ != Tick::max()) {
     throw ModelError(path(), std::to_string(stores_left_) + " of " + std::to_string(plan_.tiles()) +

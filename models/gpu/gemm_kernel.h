@@ -127,15 +127,15 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   GemmHooks* hooks_;
   SliceCache l2_;
   std::vector<Wg> wgs_;
-  std::vector<uint8_t> ready_;   // per (wg, phase): slices arrived or booked (0..2)
-  std::vector<Tick> ready_at_;   // per (wg, phase): when booked L2 hits deliver the data
+  std::vector<uint8_t> ready_;  // per (wg, phase): slices arrived or booked (0..2)
+  std::vector<Tick> ready_at_;  // per (wg, phase): when booked L2 hits deliver the data
   std::vector<uint32_t> free_wgs_;
   std::vector<uint32_t> splits_left_;   // per tile: splits whose K loop is not done (split-K)
   std::vector<uint32_t> partials_out_;  // per tile: partial stores in flight
   std::vector<uint32_t> reducer_;       // per tile: the WG waiting to reduce, or kNoWg
   Duration phase_time_;
-  uint32_t phases_ = 1;  // phases per WG (one split's K)
-  uint32_t ahead_ = 1;   // phases requested ahead of compute
+  uint32_t phases_ = 1;             // phases per WG (one split's K)
+  uint32_t ahead_ = 1;              // phases requested ahead of compute
   uint64_t phase_limit_bytes_ = 0;  // per-WG outstanding input bound (0: none)
   bool partition_ = false;          // hits go through the L2 slices
   size_t next_tile_ = 0;

@@ -92,7 +92,8 @@ class MemPartition::Slice final : public common::MemClient {
       hits_.pop_front();
       p_.completed(req);
     }
-    if (!hits_.empty() && !hit_event_.scheduled()) p_.sim().schedule(hit_event_, hits_.front().done);
+    if (!hits_.empty() && !hit_event_.scheduled())
+      p_.sim().schedule(hit_event_, hits_.front().done);
   }
 
   MemPartition& p_;
@@ -111,8 +112,8 @@ MemPartition::MemPartition(Simulator& sim, Component* parent, std::string name,
                            const PartitionSpec& spec, Bandwidth fallback_hit_bandwidth,
                            common::MemTarget& dram, const common::ChannelMap& map)
     : Component(sim, parent, std::move(name)), spec_(spec), dram_(dram), map_(map) {
-  const Bandwidth total = spec.hit_bandwidth.bytes_per_second() != 0 ? spec.hit_bandwidth
-                                                                     : fallback_hit_bandwidth;
+  const Bandwidth total =
+      spec.hit_bandwidth.bytes_per_second() != 0 ? spec.hit_bandwidth : fallback_hit_bandwidth;
   if (total.bytes_per_second() == 0) {
     throw ModelError(path(), "the L2 partition needs gpu.l2_hit_bandwidth or gpu.l2_bandwidth");
   }
@@ -191,7 +192,9 @@ void MemPartition::completed(const common::MemRequest& req) {
 
 void MemPartition::finish() {
   if (std::getenv("T3SIM_DEBUG_GEMM") != nullptr) {
-    std::fprintf(stderr, "DBG %s hit=%lu miss=%lu refusals=%lu blocked_hits=%lu\n", path().c_str(), (unsigned long)hit_bytes_.value(), (unsigned long)miss_bytes_.value(), (unsigned long)refusals_.value(), (unsigned long)blocked_hits_.value());
+    std::fprintf(stderr, "DBG %s hit=%lu miss=%lu refusals=%lu blocked_hits=%lu\n", path().c_str(),
+                 (unsigned long)hit_bytes_.value(), (unsigned long)miss_bytes_.value(),
+                 (unsigned long)refusals_.value(), (unsigned long)blocked_hits_.value());
   }
   if (outstanding_ != 0) {
     throw ModelError(path(), std::to_string(outstanding_) + " requests never completed");

@@ -56,7 +56,7 @@ class System : public Component {
     std::unique_ptr<Component> node;  // "gpuN" grouping component
     std::unique_ptr<hbm::Hbm> hbm;
     std::unique_ptr<common::ChannelMap> channels;  // the HBM's address map, for the L2 slices
-    std::unique_ptr<gpu::MemPartition> l2;          // front end (nullptr: off)
+    std::unique_ptr<gpu::MemPartition> l2;         // front end (nullptr: off)
     std::unique_ptr<gpu::MemStream> dma_reads;
     std::unique_ptr<gpu::DmaEngines> dma;
     std::unique_ptr<gpu::CuPool> cus;
