@@ -81,7 +81,7 @@ nlohmann::json one_channel() {
 TEST(HbmTiming, WriteDrainWatermarksGiveExactlyTwoTurnarounds) {
   Simulator sim;
   nlohmann::json cfg = one_channel();
-  cfg["write_queue"] = 16;
+  cfg["write_queue"] = "64 KiB";      // 16 x 4 KiB
   cfg["write_high_watermark"] = 0.5;  // drain at >= 8 writes
   cfg["write_low_watermark"] = 0.25;  // stop at <= 4 writes while reads wait
   auto hbm = make_hbm(sim, cfg);
