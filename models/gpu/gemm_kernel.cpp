@@ -1,8 +1,6 @@
 #include "models/gpu/gemm_kernel.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 #include "models/gpu/tile_select.h"
 #include "sim/errors.h"
@@ -431,15 +429,6 @@ void GemmKernel::access_done(uint64_t tag) {
 }
 
 void GemmKernel::finish() {
-  if (std::getenv("T3SIM_DEBUG_GEMM") != nullptr) {
-    std::fprintf(stderr,
-                 "DBG %s gpu%d phases=%u compute=%.1f mem=%.1f fill=%.1f drain=%.1f us stalls=%lu "
-                 "hit=%.3f rd=%lu\n",
-                 name().c_str(), gpu_, phases_, compute_ps_.value() / 1e6, memory_ps_.value() / 1e6,
-                 fill_ps_.value() / 1e6, drain_ps_.value() / 1e6,
-                 (unsigned long)phase_stalls_.value(), l2_hit_rate(),
-                 (unsigned long)read_bytes_.value());
-  }
   if (stores_left_ != 0 && start_ != Tick::max()) {
     throw ModelError(path(), std::to_string(stores_left_) + " of " + std::to_string(plan_.tiles()) +
                                  " tile stores never completed");

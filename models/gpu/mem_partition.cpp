@@ -1,8 +1,6 @@
 #include "models/gpu/mem_partition.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <utility>
 
 #include "sim/errors.h"
@@ -23,8 +21,10 @@ class MemPartition::Slice final : public common::MemClient {
   }
   void miss(uint32_t slot) {
     const common::MemRequest& r = p_.slots_[slot];
+    const bool was = full();
     missq_bytes_ += r.bytes;
     if (r.cmd == common::MemCmd::kRead) mshr_bytes_ += r.bytes;
+    p_.full_changed(was, full());
     fifo_[common::is_compute(r.cls) ? 0 : 1].push_back({seq_++, slot});
     pump();
   }
@@ -33,7 +33,9 @@ class MemPartition::Slice final : public common::MemClient {
     const auto slot = static_cast<uint32_t>(fwd.tag);
     const common::MemRequest orig = p_.slots_[slot];
     p_.free_.push_back(slot);
+    const bool was = full();
     if (orig.cmd == common::MemCmd::kRead) mshr_bytes_ -= orig.bytes;
+    p_.full_changed(was, full());
     p_.completed(orig);
     wake();
   }
@@ -72,7 +74,9 @@ class MemPartition::Slice final : public common::MemClient {
     fwd.tag = slot;
     if (!p_.dram_.try_issue(fwd)) return false;
     fifo_[static_cast<size_t>(q)].pop_front();
+    const bool was = full();
     missq_bytes_ -= fwd.bytes;
+    p_.full_changed(was, full());
     return true;
   }
   void wake() {
@@ -162,7 +166,7 @@ bool MemPartition::try_issue(const common::MemRequest& req) {
 
 Tick MemPartition::reserve_hit(uint64_t addr, uint64_t bytes, common::TrafficClass cls) {
   const uint64_t block = map_.interleave();
-  for (uint64_t a = addr; a < addr + bytes; a = (a / block + 1) * block) {
+  for (uint64_t a = addr; full_slices_ != 0 && a < addr + bytes; a = (a / block + 1) * block) {
     if (slices_[map_.channel(a)]->full()) {
       refusals_.inc();
       blocked_hits_.inc();
@@ -191,11 +195,6 @@ void MemPartition::completed(const common::MemRequest& req) {
 }
 
 void MemPartition::finish() {
-  if (std::getenv("T3SIM_DEBUG_GEMM") != nullptr) {
-    std::fprintf(stderr, "DBG %s hit=%lu miss=%lu refusals=%lu blocked_hits=%lu\n", path().c_str(),
-                 (unsigned long)hit_bytes_.value(), (unsigned long)miss_bytes_.value(),
-                 (unsigned long)refusals_.value(), (unsigned long)blocked_hits_.value());
-  }
   if (outstanding_ != 0) {
     throw ModelError(path(), std::to_string(outstanding_) + " requests never completed");
   }

@@ -55,6 +55,9 @@ class MemPartition final : public Component, public common::MemTarget {
   class Slice;
   friend class Slice;
   void completed(const common::MemRequest& req);
+  void full_changed(bool was, bool is) {
+    if (was != is) full_slices_ += is ? 1 : static_cast<uint32_t>(-1);
+  }
   // Occupies the pooled slice data ports for `bytes`; returns when the transfer ends.
   Tick use_port(uint64_t bytes);
 
@@ -66,7 +69,8 @@ class MemPartition final : public Component, public common::MemTarget {
   std::vector<std::unique_ptr<Slice>> slices_;
   std::vector<common::MemRequest> slots_;  // DRAM-bound requests in flight (original form)
   std::vector<uint32_t> free_;
-  uint32_t refused_ = 0;  // slice of the last refusal
+  uint32_t refused_ = 0;      // slice of the last refusal
+  uint32_t full_slices_ = 0;  // slices refusing requests now
   size_t outstanding_ = 0;
   std::array<uint64_t, common::kNumTrafficClasses> in_{};
   std::array<uint64_t, common::kNumTrafficClasses> out_{};
