@@ -109,12 +109,15 @@ TEST(GemmKernel, FixedTileSelectLaunchesThePresetPlan) {
   }
 }
 
-// The T3 machine's baseline GEMM with the legacy deep-lookahead pipeline and no L2 front end (the
-// ablation settings): golden times and bytes from the code before tile_select, wg_overhead, the
-// stage pipeline and the front end existed, so switching those off restores the old model.
+// The T3 machine's baseline GEMM with the legacy deep-lookahead pipeline, no L2 front end and
+// coarse HBM service (the ablation settings): golden times and bytes from the code before
+// tile_select, wg_overhead, the stage pipeline, the front end and byte-granular HBM service
+// existed, so switching those off restores the old model exactly.
 TEST(GemmKernel, LegacyT3SettingsReproduceTheOldTimes) {
-  const ConfigDoc doc = load(
-      "t3-ring-8", {"gpu.pipeline=phases", "gpu.l2_partition=false", "gpu.cu_inflight=\"0 B\""});
+  const ConfigDoc doc =
+      load("t3-ring-8",
+           {"gpu.pipeline=phases", "gpu.l2_partition=false", "gpu.cu_inflight=\"0 B\"",
+            "hbm.burst=\"32 KiB\"", "hbm.read_queue=\"2 MiB\"", "hbm.write_queue=\"2 MiB\""});
   const GemmRun a = run_gemm(doc, {8192, 4256, 2128});
   EXPECT_EQ(a.time.count_ps(), 1552625478u);
   EXPECT_EQ(a.dram, 249503744u);
