@@ -93,6 +93,9 @@ class ArbitrationPolicy {
   virtual bool admit(const common::MemRequest& /*req*/, uint64_t /*occupancy*/, Tick /*now*/) {
     return true;
   }
+  // After a refusal by admit(): the time at which a retry will be admitted regardless (the
+  // controller re-offers its waiters then), or Tick::max() if none.
+  virtual Tick readmit_at() const { return Tick::max(); }
   virtual void on_service(const common::MemRequest& /*req*/, uint64_t /*bytes*/, Tick /*start*/,
                           Tick /*end*/) {}
 };

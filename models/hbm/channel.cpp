@@ -34,7 +34,11 @@ bool Channel::try_accept(const common::MemRequest& req) {
   refused_bytes_ = req.bytes;
   if (!fits(dir, req.bytes)) return false;
   if (!policy_->admit(req, queued_bytes(), now)) {
-    refused_by_policy_ = true;  // retry when the queue drains (see add_waiter)
+    refused_by_policy_ = true;  // retry when the queue drains (see add_waiter) or at readmit_at()
+    const Tick t = policy_->readmit_at();
+    if (t != Tick::max() && (!readmit_event_.scheduled() || readmit_event_.when() > t)) {
+      env_.sim.schedule(readmit_event_, max(t, now), Priority::kArbitrate);
+    }
     return false;
   }
   const auto q = static_cast<int>(sub_queue_of(req));
@@ -212,6 +216,18 @@ void Channel::on_complete() {
     if (req.client != nullptr) req.client->mem_done(req);
   }
   if (!pipeline_.empty()) env_.sim.schedule(done_event_, pipeline_.front().done);
+}
+
+// The policy's readmission time passed: re-offer every present waiter once, whatever the
+// occupancy (one refused by capacity waits again as usual).
+void Channel::on_readmit() {
+  for (auto& w : waiters_) {
+    for (size_t n = w.size(); n > 0 && !w.empty(); --n) {
+      common::MemClient* c = w.pop();
+      env_.stats.retries.inc();
+      c->mem_retry();
+    }
+  }
 }
 
 void Channel::wake_waiters(BusDir d) {

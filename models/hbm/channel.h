@@ -93,6 +93,7 @@ class Channel {
   void on_complete();
   void wake_waiters(BusDir d);
   void wake_later(uint64_t dir) { wake_waiters(static_cast<BusDir>(dir)); }
+  void on_readmit();
 
   ChannelEnv& env_;
   std::unique_ptr<ArbitrationPolicy> policy_;
@@ -110,6 +111,7 @@ class Channel {
   Tick last_end_{};
   MemberEvent<Channel, &Channel::on_bus_free> bus_event_{this};
   MemberEvent<Channel, &Channel::on_complete> done_event_{this};
+  MemberEvent<Channel, &Channel::on_readmit> readmit_event_{this};
   bool arbitrating_ = false;        // inside on_bus_free: arrivals defer to it
   uint8_t arrived_mask_ = 0;        // sub-queues that got arrivals while arbitrating_
   bool refused_by_policy_ = false;  // the last refusal was the policy's admission check

@@ -50,6 +50,9 @@ class McaPolicy final : public ArbitrationPolicy {
   Decision pick(const ChannelView& v) override;
   bool preempts(const ChannelView& v, int serving, int arrived) const override;
   bool admit(const common::MemRequest& req, uint64_t occupancy, Tick now) override;
+  Tick readmit_at() const override {
+    return refused_since_ == Tick::max() ? Tick::max() : refused_since_ + s_.starvation_limit;
+  }
   void on_service(const common::MemRequest& req, uint64_t bytes, Tick start, Tick end) override;
 
   // Current gate threshold in bytes (kNoLimit while a dynamic measurement is still open).
