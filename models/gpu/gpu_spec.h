@@ -1,10 +1,11 @@
 // GpuSpec: the compute side of one GPU as bound from a preset: CU count and clock, matrix
-// throughput per CU per cycle, the GEMM kernel's tiling (macro-tile, K phases, prefetch depth) and
-// how a baseline GEMM picks it (tile_select: the preset tile, or a heuristic over candidate tiles
-// and split-K, tile_select.h), the per-WG overhead and L2 -> CU bandwidth, L2 capacity, memory
-// transaction size and request windows, kernel launch overhead, DMA engines. Every value comes
-// from a preset whose "source" object cites its origin (hardware.md, t3-paper.md §4.1, a fit to
-// measurements.md §3) or names it a t3sim modelling choice.
+// throughput per CU per cycle, the GEMM kernel's tiling (macro-tile, K streaming pipeline:
+// physical shared-memory stages x BK or the legacy K phases) and how a baseline GEMM picks it
+// (tile_select: the preset tile, or a heuristic over candidate tiles and split-K, tile_select.h),
+// the per-WG overhead and L2 -> CU bandwidth, L2 capacity and its memory-partition front end
+// (mem_partition.h), memory transaction size and request windows, kernel launch overhead, DMA
+// engines. Every value comes from a preset whose "source" object cites its origin or names it a
+// t3sim modelling choice.
 #pragma once
 
 #include <cstdint>

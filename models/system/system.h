@@ -1,5 +1,6 @@
 // System: assembles a whole machine from a system config: N GPUs (compute spec, HBM with its
-// memory controllers, DMA engines, CU pool, address allocator), the fabric (links, switches, NICs),
+// memory controllers behind the L2 front end when gpu.l2_partition is on, DMA engines, CU pool,
+// address allocator), the fabric (links, switches, NICs),
 // and the remote-memory path. It is the only place that sees every model library; everything else
 // works on the gpu::Machine view it exposes.
 // Config: {"kind": "system", "name", "gpus", "gpu": {...}, "hbm": {...}, "fabric": {...},
