@@ -56,6 +56,7 @@ struct ChannelView {
   std::array<uint64_t, kNumSubQueues> bytes{};      // queued bytes per sub-queue
   uint64_t read_capacity = 0;                       // bytes
   uint64_t write_capacity = 0;                      // bytes
+  uint8_t hit_mask = 0;  // bank fidelity: sub-queues whose head's next chunk finds its row open
 
   uint64_t bytes_in(uint8_t mask) const;
   uint64_t queued() const { return bytes_in(kAllSubQueues); }

@@ -21,8 +21,13 @@ Duration ChannelTiming::service(common::MemCmd cmd, uint64_t bytes) const {
 
 Channel::Channel(ChannelEnv& env, std::unique_ptr<ArbitrationPolicy> policy)
     : env_(env), policy_(std::move(policy)) {
+  if (env.timing.bank != nullptr) {
+    banks_ =
+        std::make_unique<BankSet>(*env.timing.bank, env.timing.channels, env.timing.interleave);
+    lookahead_banks_.assign((banks_->banks() + 63) / 64, 0);
+  }
   for (auto& q : queues_) q.reserve(8);
-  pipeline_.reserve(16);
+  for (auto& pl : pipelines_) pl.reserve(16);
   waiters_[0].reserve(16);
   waiters_[1].reserve(16);
 }
@@ -81,6 +86,11 @@ ChannelView Channel::view() const {
   for (size_t q = 0; q < kNumSubQueues; ++q) {
     v.bytes[q] = bytes_[q];
     v.head[q] = queues_[q].empty() ? nullptr : &queues_[q].front();
+    if (banks_ && v.head[q] != nullptr) {
+      const Queued& h = *v.head[q];
+      if (banks_->row_hit(h.req.addr + (h.req.bytes - h.remaining)))
+        v.hit_mask |= bit(static_cast<int>(q));
+    }
   }
   return v;
 }
@@ -155,17 +165,66 @@ void Channel::start_segment(int q) {
   const ChannelTiming& t = env_.timing;
   Tick start = now;
   if (last_dir_ != BusDir::kNone && last_dir_ != dir) {
-    // The bus needs `turnaround` after the last transfer of the other direction.
-    start = max(now, last_end_ + t.turnaround);
+    // The bus needs a turnaround after the last transfer of the other direction.
+    Duration turn = t.turnaround;
+    if (t.bank != nullptr) turn = last_dir_ == BusDir::kRead ? t.bank->tRTW : t.bank->tWTR;
+    start = max(now, last_end_ + turn);
     env_.stats.turnarounds.inc();
     env_.stats.turnaround_ps.inc((start - now).count_ps());
   }
   last_dir_ = dir;
   serving_ = q;
-  seg_start_ = start;
-  burst_time_ = t.service(h.req.cmd, t.burst.count());
-  seg_end_ = start + t.service(h.req.cmd, h.remaining);
+  if (banks_) {
+    plan_banks(h, start);
+  } else {
+    seg_start_ = start;
+    burst_time_ = t.service(h.req.cmd, t.burst.count());
+    seg_end_ = start + t.service(h.req.cmd, h.remaining);
+  }
   env_.sim.schedule(bus_event_, seg_end_, Priority::kArbitrate);
+}
+
+// Bank fidelity: the banks decide when the data starts and how fast it moves; bursts are spread
+// evenly over the planned segment (for preemption).
+void Channel::plan_banks(const Queued& h, Tick start) {
+  const ChannelTiming& t = env_.timing;
+  const bool nmc = t.update == UpdateMode::kNmc;
+  const BankPlan p =
+      banks_->plan(h.req, h.req.bytes - h.remaining, h.remaining, start, t.bus, t.nmc_bank, nmc);
+  env_.stats.activations.inc(p.activations);
+  if (p.first_hit) env_.stats.row_hits.inc();
+  seg_start_ = p.data_start;
+  seg_end_ = p.data_end;
+  if (h.req.cmd == common::MemCmd::kUpdate && t.update == UpdateMode::kBusRmw) {
+    seg_end_ += transfer_time(Bytes(h.remaining), t.bus);  // the read-back pass
+  }
+  nmc_done_ = h.req.cmd == common::MemCmd::kUpdate && nmc ? p.nmc_done : seg_end_;
+  look_ahead(h, start);
+  const uint64_t span = (seg_end_ - seg_start_).count_ps();
+  burst_time_ = Duration::ps(std::max<uint64_t>(1, span * t.burst.count() / h.remaining));
+}
+
+// Opens ahead the rows the next queued requests need: per sub-queue the next kLookahead entries,
+// the first request per bank only (a later one to the same bank must not close its row).
+void Channel::look_ahead(const Queued& serving, Tick start) {
+  std::fill(lookahead_banks_.begin(), lookahead_banks_.end(), uint64_t{0});
+  const auto claim = [&](uint64_t addr) {
+    const uint32_t b = banks_->bank_of(addr);
+    uint64_t& word = lookahead_banks_[b / 64];
+    const uint64_t m = uint64_t{1} << (b % 64);
+    const bool first = (word & m) == 0;
+    word |= m;
+    return first;
+  };
+  claim(serving.req.addr + (serving.req.bytes - serving.remaining));
+  for (const auto& queue : queues_) {
+    for (size_t i = 0; i < queue.size() && i < kLookahead; ++i) {
+      const Queued& e = queue[i];
+      if (&e == &serving) continue;
+      const uint64_t addr = e.req.addr + (e.req.bytes - e.remaining);
+      if (claim(addr) && banks_->prepare(addr, start)) env_.stats.activations.inc();
+    }
+  }
 }
 
 // Accounts the bytes the current segment moved up to `now` (a burst boundary or its end).
@@ -182,13 +241,14 @@ void Channel::settle(Tick now) {
   if (served > 0) {
     const Duration busy = end - seg_start_;
     env_.stats.bus_busy_ps.inc(busy.count_ps());
-    if (h.req.cmd == common::MemCmd::kUpdate && env_.timing.update == UpdateMode::kNmc) {
+    if (h.req.cmd == common::MemCmd::kUpdate && env_.timing.update == UpdateMode::kNmc && !banks_) {
       env_.stats.nmc_busy_ps.inc(transfer_time(Bytes(served), env_.timing.nmc).count_ps());
     }
     env_.stats.on_service(seg_start_, h.req, served);
     policy_->on_service(h.req, served, seg_start_, end);
     last_end_ = end;
   }
+  if (banks_ && served < h.remaining) banks_->truncate(served);
   h.remaining -= static_cast<uint32_t>(served);
   bytes_[qi] -= served;
   serving_ = -1;
@@ -200,22 +260,38 @@ void Channel::finish_transfer(int q) {
   --entries_;
   const Tick now = env_.sim.now();
   env_.stats.queue_depth.add(now, -1);
-  pipeline_.push(InFlight{now + env_.timing.latency, e.req});
-  if (!done_event_.scheduled()) env_.sim.schedule(done_event_, pipeline_.front().done);
+  // Bank fidelity: an NMC UPDATE completes after its in-bank RMW, in its own ordered pipeline,
+  // so reads and writes behind it are not held up.
+  const bool in_bank = banks_ && e.req.cmd == common::MemCmd::kUpdate && nmc_done_ > now;
+  const size_t p = in_bank ? 1 : 0;
+  last_done_[p] = max(last_done_[p], (in_bank ? nmc_done_ : now) + env_.timing.latency);
+  pipelines_[p].push(InFlight{last_done_[p], e.req});
+  schedule_completion();
+}
+
+void Channel::schedule_completion() {
+  Tick next = Tick::max();
+  for (const auto& pl : pipelines_) {
+    if (!pl.empty()) next = std::min(next, pl.front().done);
+  }
+  if (next == Tick::max()) return;
+  if (!done_event_.scheduled() || done_event_.when() > next) env_.sim.schedule(done_event_, next);
 }
 
 void Channel::on_complete() {
   const Tick now = env_.sim.now();
-  while (!pipeline_.empty() && pipeline_.front().done <= now) {
-    const common::MemRequest req = pipeline_.pop().req;
-    --env_.outstanding;
-    env_.stats.on_complete(now, req);
-    if (req.cmd == common::MemCmd::kUpdate && req.tile != common::kNoTile && env_.observer) {
-      env_.observer->update_done(req);
+  for (auto& pl : pipelines_) {
+    while (!pl.empty() && pl.front().done <= now) {
+      const common::MemRequest req = pl.pop().req;
+      --env_.outstanding;
+      env_.stats.on_complete(now, req);
+      if (req.cmd == common::MemCmd::kUpdate && req.tile != common::kNoTile && env_.observer) {
+        env_.observer->update_done(req);
+      }
+      if (req.client != nullptr) req.client->mem_done(req);
     }
-    if (req.client != nullptr) req.client->mem_done(req);
   }
-  if (!pipeline_.empty()) env_.sim.schedule(done_event_, pipeline_.front().done);
+  schedule_completion();
 }
 
 // The policy's readmission time passed: re-offer every present waiter once, whatever the

@@ -5,18 +5,23 @@
 // arrival that the policy says may preempt stops the transfer at the next burst boundary and the
 // channel re-arbitrates; the stopped head keeps its place and its remaining bytes. A change of bus
 // direction waits `turnaround` after the previous transfer ended; a completion comes `latency`
-// after the request's last byte. Invariants: queue capacities in bytes (an empty queue accepts any
-// request); completions in order of last byte; at most one pending bus event; O(1) events per
-// request amortised (one per transfer segment plus the batched completion event).
+// after the request's last byte (bank fidelity: an NMC UPDATE's after its in-bank RMW). With bank
+// fidelity (bank_timing.h) a segment's data starts when its first chunk's bank is ready and runs at
+// the pace the banks allow; FR-FCFS prefers heads whose row is open. Invariants: queue capacities
+// in bytes (an empty queue accepts any request); completions in order of last byte; at most one
+// pending bus event; O(1) events per request amortised (one per transfer segment plus the batched
+// completion event).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/common/memory.h"
 #include "models/hbm/arbitration.h"
+#include "models/hbm/bank_timing.h"
 #include "models/hbm/hbm_config.h"
 #include "models/hbm/hbm_stats.h"
 #include "models/hbm/ring_buffer.h"
@@ -34,6 +39,10 @@ struct ChannelTiming {
   Bytes write_capacity;
   Bytes burst;
   UpdateMode update = UpdateMode::kNmc;
+  const BankTiming* bank = nullptr;  // bank fidelity when set
+  Bandwidth nmc_bank;                // one bank's RMW throughput (bank fidelity)
+  uint32_t channels = 1;             // of the Hbm, to form channel-local addresses
+  uint64_t interleave = 1;
 
   // Bus (plus near-bank) time to serve `bytes` of a request with command `cmd`.
   Duration service(common::MemCmd cmd, uint64_t bytes) const;
@@ -64,7 +73,9 @@ class Channel {
   void set_policy(std::unique_ptr<ArbitrationPolicy> p);
   const ArbitrationPolicy& policy() const { return *policy_; }
   uint32_t queued() const { return entries_; }
-  size_t in_service() const { return pipeline_.size() + (serving_ >= 0 ? 1 : 0); }
+  size_t in_service() const {
+    return pipelines_[0].size() + pipelines_[1].size() + (serving_ >= 0 ? 1 : 0);
+  }
   uint64_t queued_bytes() const { return bytes_[0] + bytes_[1] + bytes_[2] + bytes_[3]; }
   uint64_t queued_bytes(BusDir d) const {
     return d == BusDir::kRead ? bytes_[0] + bytes_[1] : bytes_[2] + bytes_[3];
@@ -89,8 +100,14 @@ class Channel {
   void arbitrate();
   void settle(Tick now);
   void start_segment(int q);
+  void plan_banks(const Queued& h, Tick start);
+  void look_ahead(const Queued& serving, Tick start);
+  // Bank fidelity: queued entries per sub-queue whose rows are opened ahead (chosen by t3sim:
+  // enough for 64 B requests to hide tRCD + tRP behind a 2 KiB row's transfer).
+  static constexpr size_t kLookahead = 16;
   void finish_transfer(int q);
   void on_complete();
+  void schedule_completion();
   void wake_waiters(BusDir d);
   void wake_later(uint64_t dir) { wake_waiters(static_cast<BusDir>(dir)); }
   void on_readmit();
@@ -105,7 +122,12 @@ class Channel {
   Tick seg_start_{};
   Tick seg_end_{};
   Duration burst_time_{};
-  RingBuffer<InFlight> pipeline_;
+  Tick nmc_done_{};                        // bank fidelity: in-bank RMW end of the current segment
+  std::array<Tick, 2> last_done_{};        // latest completion per pipeline (each stays ordered)
+  std::unique_ptr<BankSet> banks_;         // bank fidelity only
+  std::vector<uint64_t> lookahead_banks_;  // bit per bank, scratch for look_ahead()
+  // [0] completions in bus order; [1] bank fidelity: NMC UPDATEs after their in-bank RMW.
+  std::array<RingBuffer<InFlight>, 2> pipelines_;
   std::array<RingBuffer<common::MemClient*>, 2> waiters_;  // [0] read queue, [1] write queue
   BusDir last_dir_ = BusDir::kNone;
   Tick last_end_{};

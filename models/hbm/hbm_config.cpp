@@ -1,5 +1,6 @@
 #include "models/hbm/hbm_config.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace t3sim::hbm {
@@ -38,6 +39,10 @@ void declare_channel(Params& p) {
              "how an UPDATE is performed: nmc (near-bank ALUs), bus-rmw (read and write back "
              "over the bus, no NMC) or none (UPDATE is an error)")
       .one_of({"nmc", "bus-rmw", "none"});
+  p.optional("fidelity", K::kString, "channel",
+             "channel: bus time only, row/refresh overheads in efficiency (fast); bank: banks, "
+             "rows and DRAM timing (studies)")
+      .one_of({"channel", "bank"});
   p.optional("policy", K::kString, "fr-fcfs", "arbitration policy (see the policy table)")
       .one_of(policy_names());
   p.optional("timeline_bin", K::kDuration, "10 us", "traffic timeline bin (0 = off)");
@@ -54,6 +59,7 @@ UpdateMode update_mode(const std::string& s) {
 Params hbm_params() {
   Params p;
   declare_channel(p);
+  BankTiming::declare(p);
   for (const PolicySpec& s : policy_table()) s.declare(p);
   return p;
 }
@@ -61,6 +67,13 @@ Params hbm_params() {
 Bandwidth HbmConfig::channel_bandwidth() const {
   const auto eff_ppb = static_cast<uint64_t>(std::llround(efficiency * 1e9));
   return bandwidth.scaled(eff_ppb, uint64_t{1'000'000'000} * channels());
+}
+
+Bandwidth HbmConfig::bus_bandwidth() const {
+  if (fidelity != Fidelity::kBank) return channel_bandwidth();
+  const uint64_t refi = std::max<uint64_t>(1, bank.tREFI.count_ps());
+  const uint64_t busy = std::min(refi, bank.tRFC.count_ps());
+  return bandwidth.scaled(refi - busy, refi * channels());
 }
 
 const PolicyMaker* HbmConfig::maker(std::string_view name) const {
@@ -85,6 +98,8 @@ HbmConfig HbmConfig::from(const ConfigNode& node) {
   c.turnaround = b.duration("turnaround");
   c.nmc_bandwidth = b.bandwidth("nmc_bandwidth");
   c.update = update_mode(b.str("update"));
+  c.fidelity = b.str("fidelity") == "bank" ? Fidelity::kBank : Fidelity::kChannel;
+  c.bank = BankTiming::bind(b);
   c.policy = b.str("policy");
   for (const PolicySpec& s : policy_table()) c.makers.emplace_back(std::string(s.name), s.bind(b));
   c.timeline_bin = b.duration("timeline_bin");
@@ -94,6 +109,9 @@ HbmConfig HbmConfig::from(const ConfigNode& node) {
   }
   if (c.channel_bandwidth().bytes_per_second() == 0) {
     node.fail_key("bandwidth", "bandwidth x efficiency / channels rounds to 0 B/s per channel");
+  }
+  if (c.fidelity == Fidelity::kBank && c.bank.tRFC >= c.bank.tREFI) {
+    node.fail_key("tRFC", "tRFC must be shorter than tREFI");
   }
   if (c.channel_nmc_bandwidth().bytes_per_second() == 0) {
     node.fail_key("nmc_bandwidth", "nmc_bandwidth / channels rounds to 0 B/s per channel");

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/hbm/bank_timing.h"
 #include "models/hbm/policy_table.h"
 #include "sim/config.h"
 #include "sim/params.h"
@@ -30,6 +31,11 @@ enum class UpdateMode : uint8_t {
   kNone,    // UPDATEs are not supported: an UPDATE is a ModelError
 };
 
+// "channel" (default): bus time only, row and refresh overheads folded into `efficiency`; cheap
+// enough for the full reproduction. "bank": banks, rows and JEDEC timing (bank_timing.h) for
+// studies of row locality, NMC timing and arbitration; more work per request, same events.
+enum class Fidelity : uint8_t { kChannel, kBank };
+
 struct HbmConfig {
   uint32_t stacks = 1;
   uint32_t channels_per_stack = 1;
@@ -43,6 +49,8 @@ struct HbmConfig {
   Duration turnaround;
   Bandwidth nmc_bandwidth;  // near-memory update throughput, all stacks
   UpdateMode update = UpdateMode::kNmc;
+  Fidelity fidelity = Fidelity::kChannel;
+  BankTiming bank;  // used when fidelity == kBank
   std::string policy = "fr-fcfs";
   std::vector<std::pair<std::string, PolicyMaker>> makers;  // one per policy-table entry
   Duration timeline_bin;
@@ -51,6 +59,9 @@ struct HbmConfig {
   uint32_t channels() const { return stacks * channels_per_stack; }
   // Peak x efficiency / channels.
   Bandwidth channel_bandwidth() const;
+  // The data bus the channels run at: channel_bandwidth(), or with bank fidelity peak / channels
+  // x (1 - tRFC / tREFI) (row overheads are then simulated, refresh stays a derate).
+  Bandwidth bus_bandwidth() const;
   Bandwidth channel_nmc_bandwidth() const { return nmc_bandwidth / channels(); }
   // nullptr for an unknown policy name.
   const PolicyMaker* maker(std::string_view name) const;

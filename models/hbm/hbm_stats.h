@@ -37,6 +37,8 @@ struct HbmStats {
   Counter turnaround_ps;
   TimeWeighted queue_depth;
   Counter refusals;
+  Counter activations;  // bank fidelity: row activations
+  Counter row_hits;     // bank fidelity: segments whose first chunk found its row open
   Counter retries;
   Duration timeline_bin;  // 0 = timeline off
   std::vector<TimelineBin> timeline;

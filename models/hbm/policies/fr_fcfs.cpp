@@ -21,7 +21,9 @@ bool FrFcfsCore::next_write_mode(const ChannelView& v, uint8_t mask) const {
 int FrFcfsCore::pick(const ChannelView& v, uint8_t mask) {
   if (v.bytes_in(mask) == 0) return -1;
   write_mode_ = next_write_mode(v, mask);
-  return v.oldest_in(mask & (write_mode_ ? kWriteMask : kReadMask));
+  const uint8_t dir = mask & (write_mode_ ? kWriteMask : kReadMask);
+  const int hit = v.oldest_in(dir & v.hit_mask);  // first ready: a row hit goes first
+  return hit >= 0 ? hit : v.oldest_in(dir);
 }
 
 FrFcfsSettings bind_fr_fcfs(const BoundParams& b) {

@@ -3,7 +3,8 @@
 // batches by direction with Ramulator 2's write-mode hysteresis, in bytes: reads are served first;
 // the controller enters write mode when the write queue holds >= high x capacity bytes or no read
 // is waiting, and leaves it when writes fall to <= low x capacity with a read waiting (or no write
-// remains). Within the chosen direction the oldest request goes first; an arrival preempts the
+// remains). Within the chosen direction the oldest row hit (bank fidelity) goes first, else the
+// oldest request; an arrival preempts the
 // transfer in service only when it flips the write mode. Source: Ramulator 2 generic DRAM
 // controller + FRFCFS scheduler (watermark defaults 0.8 / 0.2); the channel-level reduction is
 // t3sim's.
