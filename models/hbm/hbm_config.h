@@ -42,9 +42,9 @@ struct HbmConfig {
   Bandwidth bandwidth;  // peak, all stacks
   double efficiency = 0.9;
   uint64_t interleave_bytes = 4096;
-  Bytes read_queue{8192};   // per channel
-  Bytes write_queue{8192};  // per channel (WRITEs and UPDATEs)
-  Bytes burst{64};          // preemption / re-arbitration granularity of the data bus
+  Bytes read_queue{2u << 20};   // per channel
+  Bytes write_queue{2u << 20};  // per channel (WRITEs and UPDATEs)
+  Bytes burst{64};              // preemption / re-arbitration granularity of the data bus
   Duration latency;
   Duration turnaround;
   Bandwidth nmc_bandwidth;  // near-memory update throughput, all stacks

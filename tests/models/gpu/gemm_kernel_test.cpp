@@ -109,11 +109,13 @@ TEST(GemmKernel, FixedTileSelectLaunchesThePresetPlan) {
 }
 
 // The T3 machine's baseline GEMM: golden times and bytes from the code before tile_select and
-// wg_overhead existed (`t3sim gemm --system t3-ring-8`), so the T3 reproduction is unchanged.
+// wg_overhead existed (`t3sim gemm --system t3-ring-8`), so the T3 reproduction is unchanged;
+// the first time re-recorded when HBM service became burst-preemptive (write drains interrupt a
+// read at a burst boundary: -0.016 %).
 TEST(GemmKernel, T3PresetTimesAreUnchanged) {
   const ConfigDoc doc = load("t3-ring-8");
   const GemmRun a = run_gemm(doc, {8192, 4256, 2128});
-  EXPECT_EQ(a.time.count_ps(), 1552625478u);
+  EXPECT_EQ(a.time.count_ps(), 1552370615u);
   EXPECT_EQ(a.dram, 249503744u);
   const GemmRun b = run_gemm(doc, {1024, 512, 4096});
   EXPECT_EQ(b.time.count_ps(), 114714341u);
