@@ -19,10 +19,10 @@ void declare_channel(Params& p) {
   p.optional("interleave", K::kBytes, "4 KiB",
              "channel interleave granularity; a request must not cross a block")
       .at_least(1);
-  p.optional("read_queue", K::kBytes, "8 KiB",
+  p.optional("read_queue", K::kBytes, "2 MiB",
              "read queue capacity per channel in bytes (an empty queue accepts any request)")
       .range(1, 1ull << 40);
-  p.optional("write_queue", K::kBytes, "8 KiB",
+  p.optional("write_queue", K::kBytes, "2 MiB",
              "write queue capacity per channel in bytes, WRITEs and UPDATEs (an empty queue "
              "accepts any request)")
       .range(1, 1ull << 40);

@@ -2,7 +2,7 @@
 // come from the policy table) and bound strictly from a config object. Fidelity notes live in
 // hbm.h; each value's provenance lives in the preset JSONs under configs/presets/hbm/.
 // Invariants after from(): channels() >= 1, the per-channel bus and NMC bandwidths are non-zero,
-// 0 <= write_low_watermark < write_high_watermark <= 1, burst <= both queue capacities, and a
+// 0 <= write_low_watermark < write_high_watermark <= 1, tRFC < tREFI with bank fidelity, and a
 // maker exists for every policy in the table.
 #pragma once
 
@@ -42,9 +42,9 @@ struct HbmConfig {
   Bandwidth bandwidth;  // peak, all stacks
   double efficiency = 0.9;
   uint64_t interleave_bytes = 4096;
-  Bytes read_queue{8192};   // per channel
-  Bytes write_queue{8192};  // per channel (WRITEs and UPDATEs)
-  Bytes burst{64};          // preemption / re-arbitration granularity of the data bus
+  Bytes read_queue{2u << 20};   // per channel
+  Bytes write_queue{2u << 20};  // per channel (WRITEs and UPDATEs)
+  Bytes burst{64};              // preemption / re-arbitration granularity of the data bus
   Duration latency;
   Duration turnaround;
   Bandwidth nmc_bandwidth;  // near-memory update throughput, all stacks

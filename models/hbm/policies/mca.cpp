@@ -8,7 +8,6 @@ namespace t3sim::hbm {
 McaPolicy::McaPolicy(const McaSettings& s, const ChannelShape& shape)
     : s_(s),
       core_(s.fr.high, s.fr.low, shape.write_capacity),
-      capacity_(shape.read_capacity.count() + shape.write_capacity.count()),
       bus_(shape.bus),
       threshold_(s.dynamic ? kNoLimit : std::max<uint64_t>(1, s.threshold.count())) {}
 
@@ -18,7 +17,7 @@ void McaPolicy::maybe_finalize(Tick now) {
   measured_ = true;
   const double full = static_cast<double>(bytes_in(s_.window, bus_).count());
   intensity_ = full <= 0.0 ? 1.0 : std::min(1.0, window_bytes_ / full);
-  const double room = static_cast<double>(capacity_) * (1.0 - intensity_);
+  const double room = static_cast<double>(bytes_in(s_.horizon, bus_).count()) * (1.0 - intensity_);
   threshold_ = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(std::max(0.0, room))));
 }
 
@@ -93,12 +92,15 @@ void declare_mca(Params& p) {
   using K = ParamKind;
   p.optional("mca_mode", K::kString, "dynamic", "MCA threshold: measured per channel or fixed")
       .one_of({"dynamic", "static"});
-  p.optional("mca_threshold", K::kBytes, "16 KiB",
+  p.optional("mca_threshold", K::kBytes, "32 KiB",
              "MCA static mode: communication enters while queued bytes are below this")
       .at_least(1);
   p.optional("mca_window", K::kDuration, "5 us",
              "MCA dynamic mode: first-stage window, from a channel's first compute service, that "
              "measures memory intensity")
+      .at_least(1);
+  p.optional("mca_horizon", K::kDuration, "4 us",
+             "MCA dynamic mode: threshold = (1 - intensity) x channel bandwidth x this")
       .at_least(1);
   p.optional("mca_starvation_limit", K::kDuration, "2 us",
              "MCA: communication refused or queued this long is admitted / served regardless");
@@ -111,6 +113,7 @@ PolicyMaker make_mca(const BoundParams& b) {
   s.dynamic = b.str("mca_mode") == "dynamic";
   s.threshold = b.bytes("mca_threshold");
   s.window = b.duration("mca_window");
+  s.horizon = b.duration("mca_horizon");
   s.starvation_limit = b.duration("mca_starvation_limit");
   s.compute_first = b.boolean("mca_compute_first");
   return [s](const ChannelShape& c) -> std::unique_ptr<ArbitrationPolicy> {
@@ -121,14 +124,15 @@ PolicyMaker make_mca(const BoundParams& b) {
 }  // namespace
 
 PolicySpec mca_policy_spec() {
-  return PolicySpec{"mca",
-                    "T3 communication-aware arbitration: compute first, communication admitted "
-                    "only below a byte threshold from the first stage's memory intensity, "
-                    "starvation limit",
-                    {"mca_mode", "mca_threshold", "mca_window", "mca_starvation_limit",
-                     "mca_compute_first", "write_high_watermark", "write_low_watermark"},
-                    &declare_mca,
-                    &make_mca};
+  return PolicySpec{
+      "mca",
+      "T3 communication-aware arbitration: compute first, communication admitted "
+      "only below a byte threshold from the first stage's memory intensity, "
+      "starvation limit",
+      {"mca_mode", "mca_threshold", "mca_window", "mca_horizon", "mca_starvation_limit",
+       "mca_compute_first", "write_high_watermark", "write_low_watermark"},
+      &declare_mca,
+      &make_mca};
 }
 
 }  // namespace t3sim::hbm

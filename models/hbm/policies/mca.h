@@ -20,8 +20,9 @@ namespace t3sim::hbm {
 struct McaSettings {
   FrFcfsSettings fr;
   bool dynamic = true;
-  Bytes threshold{16384};
+  Bytes threshold{32768};
   Duration window = Duration::us(5);
+  Duration horizon = Duration::us(4);
   Duration starvation_limit = Duration::us(2);
   bool compute_first = true;
 };
@@ -35,9 +36,10 @@ struct McaSettings {
 //    find a short queue; a refused requester is back-pressured like a full queue;
 //  - threshold: "static" = mca_threshold; "dynamic" = per channel, from the first stage, defined as
 //    the mca_window after the channel's first compute service: intensity = compute bytes served in
-//    the window / (bus bandwidth x window), threshold = max(1 B, (1 - intensity) x (read + write
-//    queue capacity)); nothing is gated before the window closes; a new policy instance
-//    (Hbm::set_policy) measures again;
+//    the window / (bus bandwidth x window), threshold = max(1 B, (1 - intensity) x bus bandwidth x
+//    mca_horizon): communication may keep at most the channel time compute leaves idle, over one
+//    horizon, queued ahead of compute; nothing is gated before the window closes; a new policy
+//    instance (Hbm::set_policy) measures again;
 //  - starvation: communication refused at the gate for >= mca_starvation_limit (since its first
 //    refusal) is admitted at its next retry; a queued communication request waiting >= the limit
 //    is served ahead of compute (compute-first) and is not preempted.
@@ -73,7 +75,6 @@ class McaPolicy final : public ArbitrationPolicy {
 
   McaSettings s_;
   FrFcfsCore core_;
-  uint64_t capacity_;  // read + write queue bytes
   Bandwidth bus_;
   uint64_t threshold_;
   bool window_open_ = false;

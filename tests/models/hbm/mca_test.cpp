@@ -116,8 +116,8 @@ TEST(Mca, DynamicThresholdFollowsMeasuredMemoryIntensity) {
     } else {
       const double expect = 128.0 / 228.0;
       EXPECT_NEAR(mca.intensity(), expect, 0.02);
-      EXPECT_NEAR(static_cast<double>(mca.threshold()), 512.0 * 1024 * (1 - expect),
-                  512.0 * 1024 * 0.02);
+      // 4 us horizon at 32 GB/s = 128000 B.
+      EXPECT_NEAR(static_cast<double>(mca.threshold()), 128000.0 * (1 - expect), 128000.0 * 0.02);
     }
   }
 }
