@@ -2,6 +2,8 @@
 // traffic classes (who caused the access: GEMM, reduce-scatter, all-gather), and the requester /
 // target interfaces with back-pressure. Fidelity: a request is a transaction of up to a few KiB
 // that maps to exactly one HBM channel (requesters split larger transfers at the interleave size).
+// A request marked l2_hit is data the requester's L2 model found resident: a memory-partition front
+// end (models/gpu/mem_partition.h) serves it from its slice without a DRAM access.
 // Contract: MemTarget::try_issue() either accepts (and later calls client->mem_done() exactly once,
 // if a client is given) or refuses because its queue is full; a refused requester calls
 // wait_for_space() and gets exactly one mem_retry() when space frees.
@@ -60,6 +62,7 @@ struct MemRequest {
   MemClient* client = nullptr;  // completion callback target (nullptr = posted, no callback)
   uint64_t tag = 0;             // client cookie
   Tick enqueued{};              // set by the target on acceptance
+  bool l2_hit = false;          // served by the L2 (a memory-partition front end); no DRAM access
 };
 
 class MemClient {
@@ -75,6 +78,21 @@ class MemTarget {
   virtual bool try_issue(const MemRequest& req) = 0;
   // Registers `c` for one mem_retry() call once any queue of this target has space.
   virtual void wait_for_space(MemClient* c) = 0;
+  // Event-free fast path for an L2 hit of `bytes` at `addr`: a target that serves hits books the
+  // transfer now and returns when the data is delivered (no mem_done follows); Tick::max() when
+  // it cannot accept it now (then issue it with try_issue) or does not serve hits.
+  virtual Tick reserve_hit(uint64_t /*addr*/, uint64_t /*bytes*/, TrafficClass /*cls*/) {
+    return Tick::max();
+  }
+};
+
+// Which channel of a memory target serves an address (a front end keeps one L2 slice per channel).
+class ChannelMap {
+ public:
+  virtual ~ChannelMap() = default;
+  virtual uint32_t channels() const = 0;
+  virtual uint32_t channel(uint64_t addr) const = 0;
+  virtual uint64_t interleave() const = 0;  // bytes of one contiguous block of a channel
 };
 
 // Observer of accepted/completed UPDATEs at a memory controller (the T3 tracker hooks in here).

@@ -31,6 +31,13 @@ GemmKernel::GemmKernel(Simulator& sim, Component* parent, std::string name, int 
   stats().add("phase_stalls", phase_stalls_, "count", "K phases that waited for input data");
   stats().add("partial_bytes", partial_bytes_, "B",
               "split-K FP32 partial bytes written (the same bytes are read back)");
+  stats().add("compute_ps", compute_ps_, "ps", "WG time computing K phases (sum over WGs)");
+  stats().add("memory_stall_ps", memory_ps_, "ps", "WG time waiting for a later phase's data");
+  stats().add("fill_ps", fill_ps_, "ps", "WG time from dispatch to its first phase (fill)");
+  stats().add("drain_ps", drain_ps_, "ps", "WG time in wg_overhead after the K loop (drain)");
+  stats().add_formula(
+      "l2_hit_rate", [this] { return l2_hit_rate(); }, "ratio",
+      "input bytes found in L2 or merged onto a fetch in flight / all input bytes");
   stats().add_formula(
       "l2_hits", [this] { return static_cast<double>(l2_.hits()); }, "count",
       "input slices found in L2");
@@ -41,9 +48,16 @@ GemmKernel::GemmKernel(Simulator& sim, Component* parent, std::string name, int 
 
 // Derived state of the plan: phase compute time (whole CU cycles, full tile), L2 slice ids.
 void GemmKernel::configure() {
+  phases_ = k_phases_for(spec_, (plan_.shape.k + plan_.split_k - 1) / plan_.split_k);
+  ahead_ = std::min(lookahead_phases(spec_), phases_);
+  partition_ = spec_.partition.enabled;
   const uint32_t p = phases_total();
-  phase_time_ =
-      phase_time(spec_, plan_.tile_m, plan_.tile_n, (plan_.shape.k + p - 1) / p, plan_.elem_bytes);
+  phase_limit_bytes_ = spec_.cu_inflight.count() / spec_.wgs_per_cu;
+  // With the L2 front end the slice ports carry the L2 -> CU bandwidth, so a phase is its matrix
+  // compute alone; without it l2_bandwidth bounds each WG's input rate (tile_select.h).
+  const uint64_t k = (plan_.shape.k + p - 1) / p;
+  phase_time_ = partition_ ? tile_compute_time(spec_, plan_.tile_m, plan_.tile_n, k)
+                           : phase_time(spec_, plan_.tile_m, plan_.tile_n, k, plan_.elem_bytes);
   l2_ = SliceCache(spec_.l2, (plan_.tiles_m() + plan_.tiles_n()) * p, plan_.tiles());
   const size_t per_tile = plan_.split_k > 1 ? plan_.tiles() : 0;
   splits_left_.assign(per_tile, plan_.split_k);
@@ -61,12 +75,29 @@ void GemmKernel::launch(uint32_t cus) {
     configure();
   }
   wgs_.assign(slots, Wg{});
-  ready_.assign(static_cast<size_t>(slots) * spec_.k_phases, 0);
+  ready_.assign(static_cast<size_t>(slots) * phases_, 0);
+  ready_at_.assign(static_cast<size_t>(slots) * phases_, Tick{});
   free_wgs_.clear();
   for (uint32_t w = slots; w > 0; --w) free_wgs_.push_back(w - 1);
   stores_left_ = plan_.tiles();
   computing_left_ = plan_.tiles();
   sim().call_at<GemmKernel, &GemmKernel::begin>(now() + spec_.launch_overhead, this, 0);
+}
+
+void GemmKernel::add_cus(uint32_t cus) {
+  const uint32_t extra = cus * spec_.wgs_per_cu;
+  if (extra == 0 || wgs_.empty()) return;
+  const auto first = static_cast<uint32_t>(wgs_.size());
+  wgs_.resize(first + extra, Wg{});
+  ready_.resize(static_cast<size_t>(first + extra) * phases_, 0);
+  ready_at_.resize(static_cast<size_t>(first + extra) * phases_, Tick{});
+  for (uint32_t w = first + extra; w > first; --w) free_wgs_.push_back(w - 1);
+  if (start_ != Tick::max()) dispatch();
+}
+
+double GemmKernel::l2_hit_rate() const {
+  const uint64_t all = l2_hit_bytes() + l2_miss_bytes();
+  return all == 0 ? 0.0 : static_cast<double>(l2_hit_bytes()) / static_cast<double>(all);
 }
 
 void GemmKernel::begin(uint64_t) {
@@ -94,16 +125,19 @@ void GemmKernel::dispatch() {
     ++next_tile_;
     const uint32_t w = free_wgs_.back();
     free_wgs_.pop_back();
-    wgs_[w] = Wg{tile, split, 0, 0, false, true, now()};
-    std::fill_n(ready_.begin() + static_cast<std::ptrdiff_t>(w) * spec_.k_phases, spec_.k_phases,
-                0);
-    const uint32_t ahead = std::min(spec_.prefetch_phases, spec_.k_phases);
-    for (uint32_t p = 0; p < ahead; ++p) request_phase(w, p);
+    wgs_[w] = Wg{};
+    wgs_[w].tile = tile;
+    wgs_[w].split = split;
+    wgs_[w].busy = true;
+    wgs_[w].started = now();
+    std::fill_n(ready_.begin() + static_cast<std::ptrdiff_t>(w) * phases_, phases_, 0);
+    std::fill_n(ready_at_.begin() + static_cast<std::ptrdiff_t>(w) * phases_, phases_, Tick{});
+    request_ahead(w);  // the prologue: phases [0, ahead)
     try_compute(w);
   }
 }
 
-// Phases are global over the whole K: split s covers [s x k_phases, (s + 1) x k_phases).
+// Phases are global over the whole K: split s covers [s x phases_, (s + 1) x phases_).
 uint64_t GemmKernel::phase_k(uint32_t phase) const {
   const uint64_t base = plan_.shape.k / phases_total();
   return base + (phase < plan_.shape.k % phases_total() ? 1 : 0);
@@ -126,39 +160,68 @@ uint64_t GemmKernel::tile_partial_bytes(uint32_t tile) const {
   return plan_.tile_rows(tile) * plan_.tile_cols(tile) * kPartialElemBytes;
 }
 
+// The A or B slice `id` (K-phase slice of a row or column panel): address and bytes.
+GemmKernel::Operand GemmKernel::operand(uint32_t id) const {
+  const uint32_t panel = id / phases_total();
+  const uint32_t phase = id % phases_total();
+  const uint64_t k = phase_k(phase);
+  const uint64_t k0 = phase_k0(phase);
+  if (panel < plan_.tiles_m()) {
+    const uint64_t rows = plan_.tile_rows(panel * plan_.tiles_n());
+    return {plan_.a_addr +
+                (panel * plan_.tile_m * plan_.shape.k + k0 * plan_.tile_m) * plan_.elem_bytes,
+            rows * k * plan_.elem_bytes};
+  }
+  const uint32_t col = panel - plan_.tiles_m();
+  return {
+      plan_.b_addr + (col * plan_.tile_n * plan_.shape.k + k0 * plan_.tile_n) * plan_.elem_bytes,
+      plan_.tile_cols(col) * k * plan_.elem_bytes};
+}
+
+// Requests phases while they stay within the lookahead (next_compute + ahead, or [0, ahead) in
+// the prologue) and the WG's outstanding-byte bound.
+void GemmKernel::request_ahead(uint32_t w) {
+  Wg& wg = wgs_[w];
+  const uint32_t bound = std::min(phases_, wg.next_compute + ahead_ + (wg.computing ? 1 : 0));
+  while (wg.next_request < bound) {
+    if (phase_limit_bytes_ != 0 && wg.unready > 0) {
+      const uint32_t phase = wg.split * phases_ + wg.next_request;
+      const uint64_t bytes =
+          (plan_.tile_rows(wg.tile) + plan_.tile_cols(wg.tile)) * phase_k(phase) * plan_.elem_bytes;
+      if ((wg.unready + 1) * bytes > phase_limit_bytes_) return;
+    }
+    request_phase(w, wg.next_request);
+  }
+}
+
 void GemmKernel::request_phase(uint32_t w, uint32_t local) {
   Wg& wg = wgs_[w];
   wg.next_request = local + 1;
-  const uint32_t phase = wg.split * spec_.k_phases + local;
-  const uint64_t k = phase_k(phase);
-  const uint64_t k0 = phase_k0(phase);
-  const uint32_t waiter = w * spec_.k_phases + local;
+  ++wg.unready;
+  const uint32_t phase = wg.split * phases_ + local;
+  const uint32_t waiter = w * phases_ + local;
   const uint32_t ids[2] = {slice_id_a(wg.tile, phase), slice_id_b(wg.tile, phase)};
-  const uint64_t bytes[2] = {plan_.tile_rows(wg.tile) * k * plan_.elem_bytes,
-                             plan_.tile_cols(wg.tile) * k * plan_.elem_bytes};
-  const uint64_t base[2] = {
-      plan_.a_addr +
-          ((wg.tile / plan_.tiles_n()) * plan_.tile_m * plan_.shape.k + k0 * plan_.tile_m) *
-              plan_.elem_bytes,
-      plan_.b_addr +
-          ((wg.tile % plan_.tiles_n()) * plan_.tile_n * plan_.shape.k + k0 * plan_.tile_n) *
-              plan_.elem_bytes};
-  for (int i = 0; i < 2; ++i) {
-    switch (l2_.lookup(ids[i], bytes[i], waiter)) {
+  for (const uint32_t id : ids) {
+    const Operand op = operand(id);
+    switch (l2_.lookup(id, op.bytes, waiter)) {
       case SliceCache::Lookup::kReady:
-        ++ready_[waiter];
+        if (partition_) {
+          deliver_hit(waiter, id);
+        } else {
+          operand_ready(waiter, now());
+        }
         break;
       case SliceCache::Lookup::kPending:
         break;
       case SliceCache::Lookup::kMiss: {
         Access a;
-        a.addr = base[i];
-        a.bytes = bytes[i];
+        a.addr = op.addr;
+        a.bytes = op.bytes;
         a.cmd = common::MemCmd::kRead;
         a.cls = common::TrafficClass::kGemmRead;
         a.done = this;
-        a.tag = ids[i];
-        read_bytes_.inc(bytes[i]);
+        a.tag = id;
+        read_bytes_.inc(op.bytes);
         reads_.submit(a);
         break;
       }
@@ -166,22 +229,67 @@ void GemmKernel::request_phase(uint32_t w, uint32_t local) {
   }
 }
 
-void GemmKernel::slice_ready(uint32_t waiter) {
-  ++ready_[waiter];
-  try_compute(waiter / spec_.k_phases);
+// An L2-resident slice travels from its L2 slice to the WG: booked on the slice ports at once
+// when no slice it spans is full (no event), else as a hit request that waits for the slice.
+void GemmKernel::deliver_hit(uint32_t waiter, uint32_t id) {
+  const Operand op = operand(id);
+  const Tick at = reads_.target().reserve_hit(op.addr, op.bytes, common::TrafficClass::kGemmRead);
+  if (at != Tick::max()) {
+    operand_ready(waiter, at);
+    return;
+  }
+  Access a;
+  a.addr = op.addr;
+  a.bytes = op.bytes;
+  a.cmd = common::MemCmd::kRead;
+  a.cls = common::TrafficClass::kGemmRead;
+  a.l2_hit = true;
+  a.done = this;
+  a.tag = kHitTag | waiter;
+  reads_.submit(a);
+}
+
+void GemmKernel::slice_ready(uint32_t waiter, uint32_t id, bool owner) {
+  if (partition_ && !owner) {
+    deliver_hit(waiter, id);  // merged: the fill is forwarded through the slice's port
+    return;
+  }
+  operand_ready(waiter, now());
+}
+
+// One of the phase's two slices is in (or booked to arrive at `at`).
+void GemmKernel::operand_ready(uint32_t waiter, Tick at) {
+  const uint32_t w = waiter / phases_;
+  ready_at_[waiter] = max(ready_at_[waiter], at);
+  if (++ready_[waiter] == 2) {
+    --wgs_[w].unready;
+    request_ahead(w);  // the outstanding-byte bound may have held a phase back
+  }
+  try_compute(w);
 }
 
 void GemmKernel::try_compute(uint32_t w) {
   Wg& wg = wgs_[w];
-  if (!wg.busy || wg.computing || wg.next_compute >= spec_.k_phases) return;
-  const size_t idx = static_cast<size_t>(w) * spec_.k_phases + wg.next_compute;
-  if (ready_[idx] < 2) return;
-  wg.computing = true;
-  if (wg.next_request < spec_.k_phases &&
-      wg.next_request < wg.next_compute + 1 + spec_.prefetch_phases) {
-    request_phase(w, wg.next_request);
+  if (!wg.busy || wg.computing || wg.next_compute >= phases_) return;
+  const size_t idx = static_cast<size_t>(w) * phases_ + wg.next_compute;
+  if (ready_[idx] < 2) {
+    if (wg.computed && wg.waiting_since == Tick::max()) wg.waiting_since = now();
+    return;
   }
-  sim().call_at<GemmKernel, &GemmKernel::phase_done>(now() + phase_time_, this, w);
+  const Tick start = max(now(), ready_at_[idx]);  // booked hits may still be on their way
+  if (!wg.computed) {
+    fill_ps_.inc((start - wg.started).count_ps());
+    wg.computed = true;
+  } else if (wg.waiting_since != Tick::max() || start > now()) {
+    const Tick from = wg.waiting_since < now() ? wg.waiting_since : now();
+    memory_ps_.inc((start - from).count_ps());
+    if (wg.waiting_since == Tick::max()) phase_stalls_.inc();
+  }
+  wg.waiting_since = Tick::max();
+  wg.computing = true;
+  request_ahead(w);
+  compute_ps_.inc(phase_time_.count_ps());
+  sim().call_at<GemmKernel, &GemmKernel::phase_done>(start + phase_time_, this, w);
 }
 
 void GemmKernel::phase_done(uint64_t w64) {
@@ -189,136 +297,17 @@ void GemmKernel::phase_done(uint64_t w64) {
   Wg& wg = wgs_[w];
   wg.computing = false;
   ++wg.next_compute;
-  if (wg.next_compute < spec_.k_phases) {
-    const size_t idx = static_cast<size_t>(w) * spec_.k_phases + wg.next_compute;
+  if (wg.next_compute < phases_) {
+    const size_t idx = static_cast<size_t>(w) * phases_ + wg.next_compute;
     if (ready_[idx] < 2) phase_stalls_.inc();
     try_compute(w);
     return;
   }
+  drain_ps_.inc(spec_.wg_overhead.count_ps());
   if (spec_.wg_overhead == Duration{}) {
     k_loop_done(w);
   } else {
     sim().call_at<GemmKernel, &GemmKernel::k_loop_done>(now() + spec_.wg_overhead, this, w);
-  }
-}
-
-// The K loop and the per-WG overhead are done.
-void GemmKernel::k_loop_done(uint64_t w64) {
-  const auto w = static_cast<uint32_t>(w64);
-  if (plan_.split_k == 1) {
-    store(w);
-  } else {
-    split_done(w);
-  }
-}
-
-// Split-K: all but the last split of a tile write their partial and leave; the last reduces.
-void GemmKernel::split_done(uint32_t w) {
-  const uint32_t tile = wgs_[w].tile;
-  if (--splits_left_[tile] == 0) {
-    reducer_[tile] = w;
-    if (partials_out_[tile] == 0) reduce(w);
-    return;
-  }
-  Access a;
-  a.addr = plan_.workspace_addr + (static_cast<uint64_t>(tile) * plan_.split_k + wgs_[w].split) *
-                                      plan_.tile_m * plan_.tile_n * kPartialElemBytes;
-  a.bytes = tile_partial_bytes(tile);
-  a.cmd = common::MemCmd::kWrite;
-  a.cls = common::TrafficClass::kGemmWrite;
-  a.done = this;
-  a.tag = kPartialTag | tile;
-  ++partials_out_[tile];
-  partial_bytes_.inc(a.bytes);
-  stores_.submit(a);
-  release(w);
-  dispatch();
-}
-
-// The reducing WG reads the tile's s-1 partials back (one access over its workspace slots).
-void GemmKernel::reduce(uint32_t w) {
-  const uint32_t tile = wgs_[w].tile;
-  reducer_[tile] = kNoWg;
-  Access a;
-  a.addr = plan_.workspace_addr + static_cast<uint64_t>(tile) * plan_.split_k * plan_.tile_m *
-                                      plan_.tile_n * kPartialElemBytes;
-  a.bytes = tile_partial_bytes(tile) * (plan_.split_k - 1);
-  a.cmd = common::MemCmd::kRead;
-  a.cls = common::TrafficClass::kGemmRead;
-  a.done = this;
-  a.tag = kReduceTag | w;
-  reads_.submit(a);
-}
-
-// Frees WG slot w and dispatches more work.
-void GemmKernel::release(uint32_t w) {
-  Wg& wg = wgs_[w];
-  wg.busy = false;
-  if (TraceWriter* tr = sim().tracer()) {
-    tr->complete(gpu_, static_cast<int>(w), name(), wg.started, now() - wg.started);
-  }
-  free_wgs_.push_back(w);
-}
-
-void GemmKernel::store(uint32_t w) {
-  const uint32_t tile = wgs_[w].tile;
-  const TileStore& s = plan_.stores[tile];
-  const uint64_t bytes = plan_.tile_bytes(tile);
-  tiles_.inc();
-  if (s.cached) l2_.pollute((plan_.tiles_m() + plan_.tiles_n()) * phases_total() + tile, bytes);
-  if (s.dst_gpu == gpu_) {
-    Access a;
-    a.addr = s.addr;
-    a.bytes = bytes;
-    a.cmd = s.cmd;
-    a.cls = s.cls;
-    a.tile = s.tracker_tile;
-    a.done = this;
-    a.tag = kStoreTag | tile;
-    stores_.submit(a);
-  } else {
-    RemoteAccess r;
-    r.src = gpu_;
-    r.dst = s.dst_gpu;
-    r.addr = s.addr;
-    r.bytes = bytes;
-    r.cmd = s.cmd;
-    r.cls = s.cls;
-    r.tile = s.tracker_tile;
-    r.done = this;
-    r.tag = kStoreTag | tile;
-    remote_.post(r);
-  }
-  release(w);
-  if (--computing_left_ == 0) compute_done_ = now();
-  if (hooks_ != nullptr) hooks_->tile_computed(tile);
-  dispatch();
-}
-
-void GemmKernel::access_done(uint64_t tag) {
-  if ((tag & kStoreTag) != 0) {
-    if (--stores_left_ == 0) {
-      done_ = now();
-      if (hooks_ != nullptr) hooks_->kernel_done();
-    }
-    return;
-  }
-  if ((tag & kPartialTag) != 0) {
-    const auto tile = static_cast<uint32_t>(tag & ~kPartialTag);
-    if (--partials_out_[tile] == 0 && reducer_[tile] != kNoWg) reduce(reducer_[tile]);
-    return;
-  }
-  if ((tag & kReduceTag) != 0) {
-    store(static_cast<uint32_t>(tag & ~kReduceTag));
-    return;
-  }
-  l2_.filled(static_cast<uint32_t>(tag), *this);
-}
-
-void GemmKernel::finish() {
-  if (stores_left_ != 0 && start_ != Tick::max()) {
-    throw ModelError(path(), std::to_string(stores_left_) + " of " + std::to_string(plan_.tiles()) +
-                                 " tile stores never completed");
   }
 }
 

@@ -1,19 +1,24 @@
 // GemmKernel: one GEMM launch on one GPU as a grid of workgroup (WG) tiles dispatched to CU slots
-// in waves. Each WG streams its K loop in `k_phases` phases: a phase computes once its A and B
-// slices are in (L2 hit, merged with another WG's fetch, or fetched from HBM as gemm_read
-// requests), with `prefetch_phases` phases requested ahead; a phase's compute time is the tile's
-// FLOPs / (matrix FLOP per CU-cycle x efficiency). After the last phase the WG keeps its CU for
-// `wg_overhead` (the pipeline fill and drain a real kernel pays per tile, lumped), then stores the
-// output tile where the plan's output address map says (local WRITE/UPDATE or remote UPDATE). So
-// DRAM contention slows the GEMM by stalling phases. Edge tiles compute as full tiles.
+// in waves. Each WG streams its K loop in phases (gpu_spec.h Pipeline): with the physical
+// "stages" pipeline a phase is k_group K-steps of bk, and loads run at most stages - 1 K-steps
+// ahead of the math (lookahead_phases phases: the prologue requests phases [0, ahead), starting
+// phase c requests up to c + ahead), as a CUTLASS/Tensile multistage main loop; the legacy
+// "phases" pipeline uses k_phases phases with prefetch_phases ahead. A phase computes once its A
+// and B slices are in: an L2 hit (with the memory-partition front end, a hit request served by
+// the L2 slice, which a full slice refuses), merged with another WG's fetch (delivered through
+// the slice when it lands), or fetched from HBM (gemm_read). A WG keeps at most cu_inflight /
+// wgs_per_cu bytes of phases outstanding. A phase's compute time is the tile's FLOPs /
+// (matrix FLOP per CU-cycle x efficiency). After the last phase the WG keeps its CU for
+// `wg_overhead`, then stores the output tile per the plan's output address map. Stall accounting
+// per WG: fill (dispatch to first compute), compute, memory (waiting for a later phase's data),
+// drain (wg_overhead). Edge tiles compute as full tiles.
 // Split-K (split_k = s > 1, baseline plans only): a tile is s adjacent WGs, each over 1/s of K;
 // all but the last to finish write an FP32 partial tile (gemm_write) and leave; the last waits
-// for them, reads the s-1 partials back (gemm_read) and stores the tile: (s-1) x tile x 4 B extra
-// written and read per tile, outside the L2 model. A `retile` plan is re-planned at launch per
-// the preset's tile_select (tile_select.h).
+// for them, reads the s-1 partials back (gemm_read) and stores the tile. A `retile` plan is
+// re-planned at launch per the preset's tile_select (tile_select.h).
 // Contract: hooks->admit() may refuse a tile (tracker full); the kernel then waits for
 // admit_retry(); admit() and tile_computed() are called once per output tile. done() is set when
-// every tile's store has completed.
+// every tile's store has completed. add_cus() adds WG slots to a running kernel.
 #pragma once
 
 #include <cstdint>
@@ -53,8 +58,20 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   uint64_t partial_bytes() const { return partial_bytes_.value(); }  // split-K partials written
   // The plan as launched (after re-tiling).
   const GemmPlan& plan() const { return plan_; }
+  // Adds `cus` CUs' WG slots to a launched kernel (a collective gave its CUs back).
+  void add_cus(uint32_t cus);
+  // Input bytes by where they came from (L2 hit, merged onto a fetch in flight, DRAM miss).
+  uint64_t l2_hit_bytes() const { return l2_.hit_bytes() + l2_.merged_bytes(); }
+  uint64_t l2_miss_bytes() const { return l2_.miss_bytes(); }
+  double l2_hit_rate() const;  // hit + merged bytes / all input bytes requested
+  // WG time summed over WGs (ps): compute, memory (waiting for data), pipeline (fill + drain).
+  uint64_t compute_ps() const { return compute_ps_.value(); }
+  uint64_t memory_stall_ps() const { return memory_ps_.value(); }
+  uint64_t pipeline_ps() const { return fill_ps_.value() + drain_ps_.value(); }
+  uint64_t phase_stalls() const { return phase_stalls_.value(); }
+  uint32_t phases_per_wg() const { return phases_; }
   void access_done(uint64_t tag) override;
-  void slice_ready(uint32_t waiter) override;
+  void slice_ready(uint32_t waiter, uint32_t id, bool owner) override;
   void finish() override;
 
  private:
@@ -63,18 +80,30 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
     uint32_t split = 0;         // which 1/split_k of K this WG computes
     uint32_t next_request = 0;  // next phase whose slices to request
     uint32_t next_compute = 0;  // next phase to compute
+    uint32_t unready = 0;       // requested phases whose data is not all in
     bool computing = false;
     bool busy = false;
+    bool computed = false;  // has started a phase (fill is over)
     Tick started{};
+    Tick waiting_since = Tick::max();  // ready to compute but data missing (memory stall)
+  };
+  struct Operand {
+    uint64_t addr;
+    uint64_t bytes;
   };
   static constexpr uint64_t kStoreTag = 1ULL << 63;    // | tile: final tile store done
   static constexpr uint64_t kPartialTag = 1ULL << 62;  // | tile: split-K partial store done
   static constexpr uint64_t kReduceTag = 1ULL << 61;   // | wg: reduction read done
+  static constexpr uint64_t kHitTag = 1ULL << 60;      // | waiter: L2 hit delivered
   static constexpr uint32_t kNoWg = 0xffffffffu;
   void configure();
   void begin(uint64_t unused);
   void dispatch();
   void request_phase(uint32_t wg, uint32_t phase);
+  void request_ahead(uint32_t wg);
+  void operand_ready(uint32_t waiter, Tick at);
+  void deliver_hit(uint32_t waiter, uint32_t id);
+  Operand operand(uint32_t id) const;
   void try_compute(uint32_t wg);
   void phase_done(uint64_t wg);
   void k_loop_done(uint64_t wg);
@@ -82,7 +111,7 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   void reduce(uint32_t wg);
   void release(uint32_t wg);
   void store(uint32_t wg);
-  uint32_t phases_total() const { return spec_.k_phases * plan_.split_k; }
+  uint32_t phases_total() const { return phases_ * plan_.split_k; }
   uint32_t slice_id_a(uint32_t tile, uint32_t phase) const;
   uint32_t slice_id_b(uint32_t tile, uint32_t phase) const;
   uint64_t phase_k(uint32_t phase) const;
@@ -98,12 +127,17 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   GemmHooks* hooks_;
   SliceCache l2_;
   std::vector<Wg> wgs_;
-  std::vector<uint8_t> ready_;  // per (wg, phase): slices arrived (0..2)
+  std::vector<uint8_t> ready_;  // per (wg, phase): slices arrived or booked (0..2)
+  std::vector<Tick> ready_at_;  // per (wg, phase): when booked L2 hits deliver the data
   std::vector<uint32_t> free_wgs_;
   std::vector<uint32_t> splits_left_;   // per tile: splits whose K loop is not done (split-K)
   std::vector<uint32_t> partials_out_;  // per tile: partial stores in flight
   std::vector<uint32_t> reducer_;       // per tile: the WG waiting to reduce, or kNoWg
   Duration phase_time_;
+  uint32_t phases_ = 1;             // phases per WG (one split's K)
+  uint32_t ahead_ = 1;              // phases requested ahead of compute
+  uint64_t phase_limit_bytes_ = 0;  // per-WG outstanding input bound (0: none)
+  bool partition_ = false;          // hits go through the L2 slices
   size_t next_tile_ = 0;
   uint32_t stores_left_ = 0;
   uint32_t computing_left_ = 0;
@@ -116,6 +150,10 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   Counter admit_stalls_;
   Counter phase_stalls_;
   Counter partial_bytes_;
+  Counter compute_ps_;
+  Counter memory_ps_;
+  Counter fill_ps_;
+  Counter drain_ps_;
 };
 
 }  // namespace t3sim::gpu

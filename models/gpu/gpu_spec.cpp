@@ -1,5 +1,6 @@
 #include "models/gpu/gpu_spec.h"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -27,6 +28,19 @@ TileShape parse_tile(const ConfigNode& node) {
 
 }  // namespace
 
+uint32_t k_phases_for(const GpuSpec& spec, uint64_t k) {
+  if (spec.pipeline == Pipeline::kPhases) return spec.k_phases;
+  const uint64_t group = spec.k_group != 0 ? spec.k_group : std::max<uint32_t>(1, spec.stages - 1);
+  const uint64_t per_phase = group * spec.bk;
+  return static_cast<uint32_t>(std::max<uint64_t>(1, (k + per_phase - 1) / per_phase));
+}
+
+uint32_t lookahead_phases(const GpuSpec& spec) {
+  if (spec.pipeline == Pipeline::kPhases) return spec.prefetch_phases;
+  const uint32_t group = spec.k_group != 0 ? spec.k_group : std::max<uint32_t>(1, spec.stages - 1);
+  return std::max<uint32_t>(1, (spec.stages - 1) / group);
+}
+
 Params gpu_params() {
   Params p;
   p.required("cus", ParamKind::kInt, "compute units (SMs) per GPU").range(1, 4096);
@@ -42,6 +56,27 @@ Params gpu_params() {
       .range(1, 1024);
   p.optional("prefetch_phases", ParamKind::kInt, 2, "K phases of input requested ahead")
       .range(1, 64);
+  p.optional("pipeline", ParamKind::kString, "phases",
+             "GEMM K streaming: stages (shared-memory pipeline) or phases (legacy deep lookahead)")
+      .one_of({"stages", "phases"});
+  p.optional("stages", ParamKind::kInt, 3, "shared-memory stages per GEMM WG (pipeline stages)")
+      .range(2, 16);
+  p.optional("bk", ParamKind::kInt, 64, "K-step of one pipeline stage (pipeline stages)")
+      .range(8, 1024);
+  p.optional("k_group", ParamKind::kInt, 0,
+             "K-steps per simulated phase (0: stages - 1; fidelity knob, pipeline stages)")
+      .range(0, 64);
+  p.optional("cu_inflight", ParamKind::kBytes, "0 B",
+             "GEMM input bytes one CU may have outstanding (0: unlimited)");
+  p.optional("l2_partition", ParamKind::kBool, false,
+             "memory-partition front end (L2 slices with hit bandwidth, MSHRs, miss queue)");
+  p.optional("l2_hit_bandwidth", ParamKind::kBandwidth, "0 B/s",
+             "L2 slice bandwidth of all slices together (0: l2_bandwidth)");
+  p.optional("l2_hit_latency", ParamKind::kDuration, "0 ns", "L2 hit latency").range(0, 1e7);
+  p.optional("l2_miss_queue", ParamKind::kBytes, "64 KiB", "L2 -> DRAM queue per slice")
+      .at_least(64);
+  p.optional("l2_mshr", ParamKind::kBytes, "256 KiB", "read-miss bytes outstanding per slice")
+      .at_least(64);
   p.optional("wgs_per_cu", ParamKind::kInt, 1, "concurrent GEMM WGs per CU").range(1, 16);
   p.optional("group_m", ParamKind::kInt, 8, "tile rows per dispatch group (L2 swizzle)")
       .range(1, 4096);
@@ -82,6 +117,16 @@ GpuSpec bind_gpu(const ConfigNode& node) {
   s.tile_n = static_cast<uint32_t>(b.integer("tile_n"));
   s.k_phases = static_cast<uint32_t>(b.integer("k_phases"));
   s.prefetch_phases = static_cast<uint32_t>(b.integer("prefetch_phases"));
+  s.pipeline = b.str("pipeline") == "stages" ? Pipeline::kStages : Pipeline::kPhases;
+  s.stages = static_cast<uint32_t>(b.integer("stages"));
+  s.bk = static_cast<uint32_t>(b.integer("bk"));
+  s.k_group = static_cast<uint32_t>(b.integer("k_group"));
+  s.cu_inflight = b.bytes("cu_inflight");
+  s.partition.enabled = b.boolean("l2_partition");
+  s.partition.hit_bandwidth = b.bandwidth("l2_hit_bandwidth");
+  s.partition.hit_latency = b.duration("l2_hit_latency");
+  s.partition.miss_queue = b.bytes("l2_miss_queue");
+  s.partition.mshr = b.bytes("l2_mshr");
   s.wgs_per_cu = static_cast<uint32_t>(b.integer("wgs_per_cu"));
   s.group_m = static_cast<uint32_t>(b.integer("group_m"));
   s.tile_select = b.str("tile_select") == "heuristic" ? TileSelect::kHeuristic : TileSelect::kFixed;

@@ -1,10 +1,11 @@
 // GpuSpec: the compute side of one GPU as bound from a preset: CU count and clock, matrix
-// throughput per CU per cycle, the GEMM kernel's tiling (macro-tile, K phases, prefetch depth) and
-// how a baseline GEMM picks it (tile_select: the preset tile, or a heuristic over candidate tiles
-// and split-K, tile_select.h), the per-WG overhead and L2 -> CU bandwidth, L2 capacity, memory
-// transaction size and request windows, kernel launch overhead, DMA engines. Every value comes
-// from a preset whose "source" object cites its origin (hardware.md, t3-paper.md §4.1, a fit to
-// measurements.md §3) or names it a t3sim modelling choice.
+// throughput per CU per cycle, the GEMM kernel's tiling (macro-tile, K streaming pipeline:
+// physical shared-memory stages x BK or the legacy K phases) and how a baseline GEMM picks it
+// (tile_select: the preset tile, or a heuristic over candidate tiles and split-K, tile_select.h),
+// the per-WG overhead and L2 -> CU bandwidth, L2 capacity and its memory-partition front end
+// (mem_partition.h), memory transaction size and request windows, kernel launch overhead, DMA
+// engines. Every value comes from a preset whose "source" object cites its origin or names it a
+// t3sim modelling choice.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,21 @@ struct TileShape {
   uint32_t n = 128;
 };
 
+// How a GEMM WG streams its K loop. kStages (physical): a shared-memory pipeline of `stages`
+// buffers of one K-step (bk) each; loads run at most stages - 1 K-steps ahead of the math, k_group
+// K-steps form one simulated phase (gemm_kernel.h). kPhases (legacy, coarse): K in k_phases phases
+// with prefetch_phases phases requested ahead (deep lookahead; kept for ablation).
+enum class Pipeline { kStages, kPhases };
+
+// The memory-partition front end in front of the GPU's HBM (mem_partition.h), per L2 slice.
+struct PartitionSpec {
+  bool enabled = false;
+  Bandwidth hit_bandwidth;  // all slices together (0: l2_bandwidth)
+  Duration hit_latency;
+  Bytes miss_queue;  // L2 -> DRAM queue per slice
+  Bytes mshr;        // read-miss bytes outstanding per slice
+};
+
 struct GpuSpec {
   uint32_t cus = 0;
   Frequency clock;
@@ -36,6 +52,12 @@ struct GpuSpec {
   uint32_t tile_n = 128;
   uint32_t k_phases = 8;         // K loop split into this many streamed phases (fidelity knob)
   uint32_t prefetch_phases = 2;  // phases of input requested ahead of compute (LDS buffering)
+  Pipeline pipeline = Pipeline::kPhases;
+  uint32_t stages = 3;      // shared-memory stages per WG (kStages)
+  uint32_t bk = 64;         // K-step of one stage (kStages)
+  uint32_t k_group = 0;     // K-steps per simulated phase (0: stages - 1), a fidelity knob
+  Bytes cu_inflight;        // GEMM input bytes one CU may have outstanding (0: unlimited)
+  PartitionSpec partition;  // L2 slices in front of HBM
   uint32_t wgs_per_cu = 1;
   uint32_t group_m = 8;  // tile rows per dispatch group (L2 swizzle)
   TileSelect tile_select = TileSelect::kFixed;
@@ -50,6 +72,10 @@ struct GpuSpec {
   Bytes cu_window;  // bytes a collective kernel's CU keeps in flight (Little's law bandwidth)
   DmaSpec dma;
 };
+
+// Phases per WG for a K of `k` (one split) and phases requested ahead (>= 1), per the pipeline.
+uint32_t k_phases_for(const GpuSpec& spec, uint64_t k);
+uint32_t lookahead_phases(const GpuSpec& spec);
 
 Params gpu_params();
 GpuSpec bind_gpu(const ConfigNode& node);

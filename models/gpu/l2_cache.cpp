@@ -49,6 +49,7 @@ SliceCache::Lookup SliceCache::lookup(uint32_t id, uint64_t bytes, uint32_t wg) 
   Entry& e = entries_[id];
   if (e.state == State::kResident) {
     ++hits_;
+    hit_bytes_ += bytes;
     unlink(id);
     push_front(id);
     return Lookup::kReady;
@@ -65,9 +66,12 @@ SliceCache::Lookup SliceCache::lookup(uint32_t id, uint64_t bytes, uint32_t wg) 
   e.waiters = n;
   if (e.state == State::kFetching) {
     ++merged_;
+    merged_bytes_ += bytes;
     return Lookup::kPending;
   }
   ++misses_;
+  miss_bytes_ += bytes;
+  e.owner = wg;
   e.state = State::kFetching;
   e.bytes = bytes;
   return Lookup::kMiss;
@@ -76,14 +80,16 @@ SliceCache::Lookup SliceCache::lookup(uint32_t id, uint64_t bytes, uint32_t wg) 
 void SliceCache::filled(uint32_t id, SliceWaiter& w) {
   Entry& e = entries_[id];
   uint32_t n = e.waiters;
+  const uint32_t owner = e.owner;
   e.waiters = kNil;
+  e.owner = kNil;
   e.state = State::kAbsent;
   insert(id, e.bytes);
   while (n != kNil) {
     const Node node = nodes_[n];
     free_nodes_.push_back(n);
     n = node.next;
-    w.slice_ready(node.wg);
+    w.slice_ready(node.wg, id, node.wg == owner);
   }
 }
 

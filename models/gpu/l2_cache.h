@@ -19,7 +19,8 @@ namespace t3sim::gpu {
 class SliceWaiter {
  public:
   virtual ~SliceWaiter() = default;
-  virtual void slice_ready(uint32_t wg) = 0;
+  // Slice `id` arrived for `wg`; `owner`: this waiter's lookup fetched it (others merged onto it).
+  virtual void slice_ready(uint32_t wg, uint32_t id, bool owner) = 0;
 };
 
 class SliceCache {
@@ -36,6 +37,9 @@ class SliceCache {
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
   uint64_t merged() const { return merged_; }
+  uint64_t hit_bytes() const { return hit_bytes_; }
+  uint64_t merged_bytes() const { return merged_bytes_; }
+  uint64_t miss_bytes() const { return miss_bytes_; }
 
  private:
   enum class State : uint8_t { kAbsent, kFetching, kResident };
@@ -45,6 +49,7 @@ class SliceCache {
     uint32_t prev = kNil;
     uint32_t next = kNil;
     uint32_t waiters = kNil;  // head of waiter list (index into nodes_)
+    uint32_t owner = kNil;    // waiter whose lookup missed (fetches the slice)
   };
   struct Node {
     uint32_t wg;
@@ -66,6 +71,9 @@ class SliceCache {
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
   uint64_t merged_ = 0;
+  uint64_t hit_bytes_ = 0;
+  uint64_t merged_bytes_ = 0;
+  uint64_t miss_bytes_ = 0;
 };
 
 }  // namespace t3sim::gpu

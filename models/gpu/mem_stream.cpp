@@ -5,8 +5,12 @@
 namespace t3sim::gpu {
 
 MemStream::MemStream(common::MemTarget& target, uint32_t txn_bytes, uint32_t max_in_flight,
-                     uint16_t gpu)
-    : target_(target), txn_bytes_(txn_bytes), max_in_flight_(max_in_flight), gpu_(gpu) {}
+                     uint16_t gpu, uint32_t bypass)
+    : target_(target),
+      txn_bytes_(txn_bytes),
+      max_in_flight_(max_in_flight),
+      gpu_(gpu),
+      bypass_(bypass) {}
 
 uint32_t MemStream::alloc_slot() {
   if (free_.empty()) {
@@ -20,7 +24,7 @@ uint32_t MemStream::alloc_slot() {
 
 void MemStream::submit(const Access& a) {
   const uint32_t s = alloc_slot();
-  slots_[s] = Slot{a, 0, 0};
+  slots_[s] = Slot{a, 0, 0, false};
   ++live_;
   if (a.bytes == 0) {  // degenerate: complete at once
     free_.push_back(s);
@@ -33,6 +37,10 @@ void MemStream::submit(const Access& a) {
 }
 
 void MemStream::pump() {
+  if (bypass_ != 0) {
+    pump_window();
+    return;
+  }
   while (head_ < fifo_.size() && in_flight_ < max_in_flight_ && !waiting_) {
     const uint32_t s = fifo_[head_];
     Slot& slot = slots_[s];
@@ -47,6 +55,7 @@ void MemStream::pump() {
     req.origin_gpu = gpu_;
     req.tile = slot.a.tile;
     req.contrib = slot.a.contrib;
+    req.l2_hit = slot.a.l2_hit;
     req.client = this;
     req.tag = s;
     if (!target_.try_issue(req)) {
@@ -67,8 +76,76 @@ void MemStream::pump() {
   }
 }
 
+// Issues the next chunk of slot s; false if the target refused it.
+bool MemStream::issue_chunk(uint32_t s) {
+  Slot& slot = slots_[s];
+  const uint64_t addr = slot.a.addr + slot.issued;
+  const uint64_t chunk =
+      std::min<uint64_t>(txn_bytes_ - addr % txn_bytes_, slot.a.bytes - slot.issued);
+  common::MemRequest req;
+  req.addr = addr;
+  req.bytes = static_cast<uint32_t>(chunk);
+  req.cmd = slot.a.cmd;
+  req.cls = slot.a.cls;
+  req.origin_gpu = gpu_;
+  req.tile = slot.a.tile;
+  req.contrib = slot.a.contrib;
+  req.l2_hit = slot.a.l2_hit;
+  req.client = this;
+  req.tag = s;
+  if (!target_.try_issue(req)) return false;
+  ++in_flight_;
+  slots_[s].issued += chunk;
+  return true;
+}
+
+// Bypass mode: passes over the head and up to bypass_ accesses behind it until nothing issues.
+void MemStream::pump_window() {
+  if (pumping_) {  // re-entered from a target callback: the outer loop passes again
+    repump_ = true;
+    return;
+  }
+  pumping_ = true;
+  do {
+    repump_ = false;
+    bool progress = true;
+    while (progress && in_flight_ < max_in_flight_) {
+      progress = false;
+      while (head_ < fifo_.size() && slots_[fifo_[head_]].issued == slots_[fifo_[head_]].a.bytes)
+        ++head_;
+      const size_t end = std::min(fifo_.size(), head_ + 1 + bypass_);
+      for (size_t i = head_; i < end && in_flight_ < max_in_flight_; ++i) {
+        const uint32_t s = fifo_[i];
+        if (slots_[s].blocked || slots_[s].issued == slots_[s].a.bytes) continue;
+        if (issue_chunk(s)) {
+          progress = true;
+        } else {
+          slots_[s].blocked = true;
+          if (waits_ <= bypass_) {  // bounded: any retry unblocks every waiting access
+            ++waits_;
+            target_.wait_for_space(this);
+          }
+        }
+      }
+    }
+  } while (repump_);
+  pumping_ = false;
+  if (head_ == fifo_.size()) {
+    fifo_.clear();
+    head_ = 0;
+  } else if (head_ > 4096 && head_ * 2 > fifo_.size()) {
+    fifo_.erase(fifo_.begin(), fifo_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+}
+
 void MemStream::mem_retry() {
   waiting_ = false;
+  if (bypass_ != 0) {
+    --waits_;
+    const size_t end = std::min(fifo_.size(), head_ + 1 + bypass_);
+    for (size_t i = head_; i < end; ++i) slots_[fifo_[i]].blocked = false;
+  }
   pump();
 }
 

@@ -1,9 +1,13 @@
 // MemStream: turns large accesses (a panel read, a tile store, a DMA chunk) into transaction-sized
 // memory requests to one MemTarget, in FIFO order, with back-pressure and a cap on requests in
 // flight (the requester's MSHRs / load-store queue). Fidelity knob: txn_bytes (convergence-tested).
-// Contract: every submitted access completes exactly once via AccessDone::access_done(tag) after
-// its last transaction completes; accesses are issued in submission order; no allocation per
-// request in steady state (slots are recycled).
+// With bypass = 0 one FIFO issues in submission order and a refusal stalls the whole stream (one
+// queue, e.g. a CU's or a DMA engine's). With bypass = B > 0 the stream stands for many
+// independent issuers (every SM of a GPU): up to B accesses behind a refused one may issue, each
+// refused access waits for its own retry, so one full memory channel or L2 slice does not block
+// traffic to the others (no head-of-line blocking across channels); chunks of one access stay in
+// order. Contract: every submitted access completes exactly once via AccessDone::access_done(tag)
+// after its last transaction completes; no allocation per request in steady state.
 #pragma once
 
 #include <cstdint>
@@ -26,15 +30,18 @@ struct Access {
   common::TrafficClass cls = common::TrafficClass::kGemmRead;
   uint32_t tile = common::kNoTile;
   uint16_t contrib = 1;
+  bool l2_hit = false;  // served by the L2 slice, not DRAM (MemRequest::l2_hit)
   AccessDone* done = nullptr;
   uint64_t tag = 0;
 };
 
 class MemStream final : public common::MemClient {
  public:
-  MemStream(common::MemTarget& target, uint32_t txn_bytes, uint32_t max_in_flight, uint16_t gpu);
+  MemStream(common::MemTarget& target, uint32_t txn_bytes, uint32_t max_in_flight, uint16_t gpu,
+            uint32_t bypass = 0);
   void submit(const Access& a);
   size_t pending_accesses() const { return live_; }
+  common::MemTarget& target() { return target_; }
   uint32_t in_flight() const { return in_flight_; }
   void mem_done(const common::MemRequest& req) override;
   void mem_retry() override;
@@ -44,8 +51,11 @@ class MemStream final : public common::MemClient {
     Access a;
     uint64_t issued = 0;     // bytes issued so far
     uint64_t completed = 0;  // bytes completed so far
+    bool blocked = false;    // refused; waits for a retry (bypass mode)
   };
   void pump();
+  void pump_window();
+  bool issue_chunk(uint32_t s);
   uint32_t alloc_slot();
 
   common::MemTarget& target_;
@@ -59,6 +69,10 @@ class MemStream final : public common::MemClient {
   uint32_t in_flight_ = 0;
   size_t live_ = 0;
   bool waiting_ = false;
+  uint32_t bypass_ = 0;
+  uint32_t waits_ = 0;  // wait_for_space() registrations not yet retried (bypass mode)
+  bool pumping_ = false;
+  bool repump_ = false;
 };
 
 }  // namespace t3sim::gpu

@@ -26,11 +26,11 @@ Duration estimate_time(const GpuSpec& spec, const GemmShape& shape, uint32_t ele
   const uint64_t tiles = ((shape.m + tile.m - 1) / tile.m) * ((shape.n + tile.n - 1) / tile.n);
   const uint64_t slots = std::max<uint64_t>(1, static_cast<uint64_t>(cus) * spec.wgs_per_cu);
   const uint64_t waves = (tiles * split_k + slots - 1) / slots;
-  // The kernel computes K in k_phases phases of ceil(K / (split_k x k_phases)) each.
-  const uint64_t phases = static_cast<uint64_t>(split_k) * spec.k_phases;
+  // The kernel computes each split's K in k_phases_for() phases of ceil(K / phases) each.
+  const uint32_t per_wg = k_phases_for(spec, (shape.k + split_k - 1) / split_k);
+  const uint64_t phases = static_cast<uint64_t>(split_k) * per_wg;
   const uint64_t k = (shape.k + phases - 1) / phases;
-  const Duration wg =
-      phase_time(spec, tile.m, tile.n, k, elem_bytes) * spec.k_phases + spec.wg_overhead;
+  const Duration wg = phase_time(spec, tile.m, tile.n, k, elem_bytes) * per_wg + spec.wg_overhead;
   if (split_k == 1) return wg * waves;
   // Split-K: the reducing WG's extra epilogue, reading the other splits' FP32 partials back
   // through its L2 share (an estimate: the simulator sends them to HBM).

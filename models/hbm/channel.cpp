@@ -1,5 +1,6 @@
 #include "models/hbm/channel.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/errors.h"
@@ -8,45 +9,58 @@ namespace t3sim::hbm {
 namespace {
 
 size_t waiter_index(BusDir d) { return d == BusDir::kRead ? 0 : 1; }
+BusDir dir_of(int q) { return (bit(q) & kReadMask) != 0 ? BusDir::kRead : BusDir::kWrite; }
 
 }  // namespace
 
+Duration ChannelTiming::service(common::MemCmd cmd, uint64_t bytes) const {
+  const Duration t = transfer_time(Bytes(bytes), bus);
+  if (cmd != common::MemCmd::kUpdate) return t;
+  return t + (update == UpdateMode::kBusRmw ? t : transfer_time(Bytes(bytes), nmc));
+}
+
 Channel::Channel(ChannelEnv& env, std::unique_ptr<ArbitrationPolicy> policy)
     : env_(env), policy_(std::move(policy)) {
-  const uint32_t rc = env.timing.read_capacity;
-  const uint32_t wc = env.timing.write_capacity;
-  queues_[static_cast<size_t>(SubQueue::kComputeRead)].reserve(rc);
-  queues_[static_cast<size_t>(SubQueue::kCommRead)].reserve(rc);
-  queues_[static_cast<size_t>(SubQueue::kComputeWrite)].reserve(wc);
-  queues_[static_cast<size_t>(SubQueue::kCommWrite)].reserve(wc);
-  pipeline_.reserve(rc + wc);
+  if (env.timing.bank != nullptr) {
+    banks_ =
+        std::make_unique<BankSet>(*env.timing.bank, env.timing.channels, env.timing.interleave);
+    lookahead_banks_.assign((banks_->banks() + 63) / 64, 0);
+  }
+  for (auto& q : queues_) q.reserve(8);
+  for (auto& pl : pipelines_) pl.reserve(16);
   waiters_[0].reserve(16);
   waiters_[1].reserve(16);
 }
 
 bool Channel::try_accept(const common::MemRequest& req) {
   const BusDir dir = direction(req.cmd);
-  uint32_t& n = count(dir);
+  const Tick now = env_.sim.now();
   refused_by_policy_ = false;
-  if (n >= capacity(dir)) return false;
-  if (!policy_->admit(req, queued())) {
-    refused_by_policy_ = true;  // retry when the queue drains (see add_waiter)
+  refused_bytes_ = req.bytes;
+  if (!fits(dir, req.bytes)) return false;
+  if (!policy_->admit(req, queued_bytes(), now)) {
+    refused_by_policy_ = true;  // retry when the queue drains (see add_waiter) or at readmit_at()
+    const Tick t = policy_->readmit_at();
+    if (t != Tick::max() && (!readmit_event_.scheduled() || readmit_event_.when() > t)) {
+      env_.sim.schedule(readmit_event_, max(t, now), Priority::kArbitrate);
+    }
     return false;
   }
-  const Tick now = env_.sim.now();
-  Queued e{req, seq_++};
+  const auto q = static_cast<int>(sub_queue_of(req));
+  Queued e{req, seq_++, req.bytes};
   e.req.enqueued = now;
-  queues_[static_cast<size_t>(sub_queue_of(req))].push(e);
-  ++n;
+  queues_[static_cast<size_t>(q)].push(e);
+  bytes_[static_cast<size_t>(q)] += req.bytes;
+  ++entries_;
   ++env_.outstanding;
   env_.stats.queue_depth.add(now, 1);
-  kick();
+  on_arrival(q);
   return true;
 }
 
 void Channel::add_waiter(BusDir dir, common::MemClient* c) {
   waiters_[waiter_index(dir)].push(c);
-  if (!refused_by_policy_ && count(dir) < capacity(dir)) {
+  if (!refused_by_policy_ && fits(dir, refused_bytes_)) {
     env_.sim.call_at<Channel, &Channel::wake_later>(env_.sim.now(), this,
                                                     static_cast<uint64_t>(dir));
   }
@@ -54,7 +68,11 @@ void Channel::add_waiter(BusDir dir, common::MemClient* c) {
 
 void Channel::set_policy(std::unique_ptr<ArbitrationPolicy> p) {
   policy_ = std::move(p);
-  if (queued() > 0) kick();
+  if (serving_ < 0 && entries_ > 0) {
+    env_.sim.schedule(bus_event_, env_.sim.now(), Priority::kArbitrate);
+  } else if (serving_ >= 0 && next_boundary(env_.sim.now()) < seg_end_) {
+    env_.sim.schedule(bus_event_, next_boundary(env_.sim.now()), Priority::kArbitrate);
+  }
   wake_waiters(BusDir::kRead);  // a new policy may admit what the old one refused
   wake_waiters(BusDir::kWrite);
 }
@@ -63,25 +81,66 @@ ChannelView Channel::view() const {
   ChannelView v;
   v.now = env_.sim.now();
   v.last_dir = last_dir_;
-  v.read_capacity = env_.timing.read_capacity;
-  v.write_capacity = env_.timing.write_capacity;
+  v.read_capacity = env_.timing.read_capacity.count();
+  v.write_capacity = env_.timing.write_capacity.count();
   for (size_t q = 0; q < kNumSubQueues; ++q) {
-    v.count[q] = static_cast<uint32_t>(queues_[q].size());
+    v.bytes[q] = bytes_[q];
     v.head[q] = queues_[q].empty() ? nullptr : &queues_[q].front();
+    if (banks_ && v.head[q] != nullptr) {
+      const Queued& h = *v.head[q];
+      if (banks_->row_hit(h.req.addr + (h.req.bytes - h.remaining)))
+        v.hit_mask |= bit(static_cast<int>(q));
+    }
   }
   return v;
 }
 
-// Arbitrate as soon as the bus is free (never earlier than a pending arbitration).
-void Channel::kick() {
-  const Tick t = max(env_.sim.now(), busy_until_);
-  if (!bus_event_.scheduled() || bus_event_.when() > t) {
-    env_.sim.schedule(bus_event_, t, Priority::kArbitrate);
+// First burst boundary of the current segment at or after `now` (the segment start while the bus
+// still waits for its turnaround).
+Tick Channel::next_boundary(Tick now) const {
+  if (now <= seg_start_) return seg_start_;
+  const uint64_t tb = std::max<uint64_t>(1, burst_time_.count_ps());
+  const uint64_t k = ((now - seg_start_).count_ps() + tb - 1) / tb;
+  return seg_start_ + Duration::ps(k * tb);
+}
+
+void Channel::on_arrival(int q) {
+  if (arbitrating_) {  // on_bus_free arbitrates after waking its waiters
+    arrived_mask_ |= bit(q);
+    return;
   }
+  const Tick now = env_.sim.now();
+  if (serving_ < 0) {
+    if (!bus_event_.scheduled() || bus_event_.when() > now) {
+      env_.sim.schedule(bus_event_, now, Priority::kArbitrate);
+    }
+    return;
+  }
+  if (!policy_->preempts(view(), serving_, q)) return;
+  const Tick b = next_boundary(now);
+  if (b < seg_end_ && bus_event_.when() > b) env_.sim.schedule(bus_event_, b, Priority::kArbitrate);
 }
 
 void Channel::on_bus_free() {
-  if (queued() == 0) return;
+  arbitrating_ = true;
+  if (serving_ >= 0) settle(env_.sim.now());
+  if (entries_ > 0) arbitrate();
+  // Occupancy fell: waiters of either direction may now fit or pass the policy's admission.
+  wake_waiters(BusDir::kRead);
+  wake_waiters(BusDir::kWrite);
+  arbitrating_ = false;
+  const uint8_t arrived = arrived_mask_;
+  arrived_mask_ = 0;
+  if (serving_ < 0) {
+    if (entries_ > 0 && !bus_event_.scheduled()) arbitrate();
+    return;
+  }
+  for (int q = 0; q < static_cast<int>(kNumSubQueues); ++q) {
+    if ((arrived & bit(q)) != 0) on_arrival(q);
+  }
+}
+
+void Channel::arbitrate() {
   const ChannelView v = view();
   const Decision d = policy_->pick(v);
   if (!d.issues()) {
@@ -96,62 +155,161 @@ void Channel::on_bus_free() {
     throw ModelError(env_.path, std::string(policy_->name()) + " picked an empty sub-queue " +
                                     std::to_string(d.pick));
   }
-  start_service(static_cast<SubQueue>(d.pick));
-  if (queued() > 0) env_.sim.schedule(bus_event_, busy_until_, Priority::kArbitrate);
-  // Occupancy fell: waiters of either direction may now fit or pass the policy's admission.
-  wake_waiters(BusDir::kRead);
-  wake_waiters(BusDir::kWrite);
+  start_segment(d.pick);
 }
 
-BusDir Channel::start_service(SubQueue q) {
-  const Queued e = queues_[static_cast<size_t>(q)].pop();
-  const common::MemRequest& r = e.req;
-  const BusDir dir = direction(r.cmd);
-  --count(dir);
+void Channel::start_segment(int q) {
+  const Queued& h = queues_[static_cast<size_t>(q)].front();
+  const BusDir dir = dir_of(q);
   const Tick now = env_.sim.now();
   const ChannelTiming& t = env_.timing;
   Tick start = now;
   if (last_dir_ != BusDir::kNone && last_dir_ != dir) {
-    // The bus needs `turnaround` after the last transfer of the other direction.
-    start = max(now, busy_until_ + t.turnaround);
+    // The bus needs a turnaround after the last transfer of the other direction.
+    Duration turn = t.turnaround;
+    if (t.bank != nullptr) turn = last_dir_ == BusDir::kRead ? t.bank->tRTW : t.bank->tWTR;
+    start = max(now, last_end_ + turn);
     env_.stats.turnarounds.inc();
     env_.stats.turnaround_ps.inc((start - now).count_ps());
   }
-  Duration occupancy = transfer_time(Bytes(r.bytes), t.bus);
-  if (r.cmd == common::MemCmd::kUpdate) {
-    const Duration nmc = transfer_time(Bytes(r.bytes), t.nmc);
-    env_.stats.nmc_busy_ps.inc(nmc.count_ps());
-    occupancy += nmc;
-  }
-  busy_until_ = start + occupancy;
   last_dir_ = dir;
-  env_.stats.bus_busy_ps.inc(occupancy.count_ps());
+  serving_ = q;
+  if (banks_) {
+    plan_banks(h, start);
+  } else {
+    seg_start_ = start;
+    burst_time_ = t.service(h.req.cmd, t.burst.count());
+    seg_end_ = start + t.service(h.req.cmd, h.remaining);
+  }
+  env_.sim.schedule(bus_event_, seg_end_, Priority::kArbitrate);
+}
+
+// Bank fidelity: the banks decide when the data starts and how fast it moves; bursts are spread
+// evenly over the planned segment (for preemption).
+void Channel::plan_banks(const Queued& h, Tick start) {
+  const ChannelTiming& t = env_.timing;
+  const bool nmc = t.update == UpdateMode::kNmc;
+  const BankPlan p =
+      banks_->plan(h.req, h.req.bytes - h.remaining, h.remaining, start, t.bus, t.nmc_bank, nmc);
+  env_.stats.activations.inc(p.activations);
+  if (p.first_hit) env_.stats.row_hits.inc();
+  seg_start_ = p.data_start;
+  seg_end_ = p.data_end;
+  if (h.req.cmd == common::MemCmd::kUpdate && t.update == UpdateMode::kBusRmw) {
+    seg_end_ += transfer_time(Bytes(h.remaining), t.bus);  // the read-back pass
+  }
+  nmc_done_ = h.req.cmd == common::MemCmd::kUpdate && nmc ? p.nmc_done : seg_end_;
+  look_ahead(h, start);
+  const uint64_t span = (seg_end_ - seg_start_).count_ps();
+  burst_time_ = Duration::ps(std::max<uint64_t>(1, span * t.burst.count() / h.remaining));
+}
+
+// Opens ahead the rows the next queued requests need: per sub-queue the next kLookahead entries,
+// the first request per bank only (a later one to the same bank must not close its row).
+void Channel::look_ahead(const Queued& serving, Tick start) {
+  std::fill(lookahead_banks_.begin(), lookahead_banks_.end(), uint64_t{0});
+  const auto claim = [&](uint64_t addr) {
+    const uint32_t b = banks_->bank_of(addr);
+    uint64_t& word = lookahead_banks_[b / 64];
+    const uint64_t m = uint64_t{1} << (b % 64);
+    const bool first = (word & m) == 0;
+    word |= m;
+    return first;
+  };
+  claim(serving.req.addr + (serving.req.bytes - serving.remaining));
+  for (const auto& queue : queues_) {
+    for (size_t i = 0; i < queue.size() && i < kLookahead; ++i) {
+      const Queued& e = queue[i];
+      if (&e == &serving) continue;
+      const uint64_t addr = e.req.addr + (e.req.bytes - e.remaining);
+      if (claim(addr) && banks_->prepare(addr, start)) env_.stats.activations.inc();
+    }
+  }
+}
+
+// Accounts the bytes the current segment moved up to `now` (a burst boundary or its end).
+void Channel::settle(Tick now) {
+  const auto qi = static_cast<size_t>(serving_);
+  Queued& h = queues_[qi].front();
+  uint64_t served = h.remaining;
+  if (now < seg_end_) {
+    const uint64_t tb = std::max<uint64_t>(1, burst_time_.count_ps());
+    const uint64_t k = now <= seg_start_ ? 0 : (now - seg_start_).count_ps() / tb;
+    served = std::min<uint64_t>(h.remaining, k * env_.timing.burst.count());
+  }
+  const Tick end = max(seg_start_, std::min(now, seg_end_));
+  if (served > 0) {
+    const Duration busy = end - seg_start_;
+    env_.stats.bus_busy_ps.inc(busy.count_ps());
+    if (h.req.cmd == common::MemCmd::kUpdate && env_.timing.update == UpdateMode::kNmc && !banks_) {
+      env_.stats.nmc_busy_ps.inc(transfer_time(Bytes(served), env_.timing.nmc).count_ps());
+    }
+    env_.stats.on_service(seg_start_, h.req, served);
+    policy_->on_service(h.req, served, seg_start_, end);
+    last_end_ = end;
+  }
+  if (banks_ && served < h.remaining) banks_->truncate(served);
+  h.remaining -= static_cast<uint32_t>(served);
+  bytes_[qi] -= served;
+  serving_ = -1;
+  if (h.remaining == 0) finish_transfer(static_cast<int>(qi));
+}
+
+void Channel::finish_transfer(int q) {
+  const Queued e = queues_[static_cast<size_t>(q)].pop();
+  --entries_;
+  const Tick now = env_.sim.now();
   env_.stats.queue_depth.add(now, -1);
-  env_.stats.on_service(start, r);
-  policy_->on_service(r, start, busy_until_);
-  pipeline_.push(InFlight{busy_until_ + t.latency, r});
-  if (!done_event_.scheduled()) env_.sim.schedule(done_event_, pipeline_.front().done);
-  return dir;
+  // Bank fidelity: an NMC UPDATE completes after its in-bank RMW, in its own ordered pipeline,
+  // so reads and writes behind it are not held up.
+  const bool in_bank = banks_ && e.req.cmd == common::MemCmd::kUpdate && nmc_done_ > now;
+  const size_t p = in_bank ? 1 : 0;
+  last_done_[p] = max(last_done_[p], (in_bank ? nmc_done_ : now) + env_.timing.latency);
+  pipelines_[p].push(InFlight{last_done_[p], e.req});
+  schedule_completion();
+}
+
+void Channel::schedule_completion() {
+  Tick next = Tick::max();
+  for (const auto& pl : pipelines_) {
+    if (!pl.empty()) next = std::min(next, pl.front().done);
+  }
+  if (next == Tick::max()) return;
+  if (!done_event_.scheduled() || done_event_.when() > next) env_.sim.schedule(done_event_, next);
 }
 
 void Channel::on_complete() {
   const Tick now = env_.sim.now();
-  while (!pipeline_.empty() && pipeline_.front().done <= now) {
-    const common::MemRequest req = pipeline_.pop().req;
-    --env_.outstanding;
-    env_.stats.on_complete(now, req);
-    if (req.cmd == common::MemCmd::kUpdate && req.tile != common::kNoTile && env_.observer) {
-      env_.observer->update_done(req);
+  for (auto& pl : pipelines_) {
+    while (!pl.empty() && pl.front().done <= now) {
+      const common::MemRequest req = pl.pop().req;
+      --env_.outstanding;
+      env_.stats.on_complete(now, req);
+      if (req.cmd == common::MemCmd::kUpdate && req.tile != common::kNoTile && env_.observer) {
+        env_.observer->update_done(req);
+      }
+      if (req.client != nullptr) req.client->mem_done(req);
     }
-    if (req.client != nullptr) req.client->mem_done(req);
   }
-  if (!pipeline_.empty()) env_.sim.schedule(done_event_, pipeline_.front().done);
+  schedule_completion();
+}
+
+// The policy's readmission time passed: re-offer every present waiter once, whatever the
+// occupancy (one refused by capacity waits again as usual).
+void Channel::on_readmit() {
+  for (auto& w : waiters_) {
+    for (size_t n = w.size(); n > 0 && !w.empty(); --n) {
+      common::MemClient* c = w.pop();
+      env_.stats.retries.inc();
+      c->mem_retry();
+    }
+  }
 }
 
 void Channel::wake_waiters(BusDir d) {
   RingBuffer<common::MemClient*>& w = waiters_[waiter_index(d)];
-  // Only the waiters present now: one refused again by admission re-queues itself for later.
-  for (size_t n = w.size(); n > 0 && !w.empty() && count(d) < capacity(d); --n) {
+  // Only the waiters present now: one refused again re-queues itself for later.
+  for (size_t n = w.size(); n > 0 && !w.empty() && queued_bytes(d) < capacity(d); --n) {
     common::MemClient* c = w.pop();
     env_.stats.retries.inc();
     c->mem_retry();

@@ -1,20 +1,28 @@
 // One HBM channel (pseudo-channel) and its controller. Fidelity: channel level, no banks/rows: the
-// data bus moves `bus` bytes/s (peak x efficiency / channels); a READ/WRITE holds it for
-// bytes/bus; an UPDATE holds it for bytes/bus + bytes/nmc (data in, then the near-bank read-modify-
-// write); a change of bus direction cannot start a transfer until `turnaround` after the previous
-// transfer ended; every completion comes `latency` after its service ends.
-// Invariants: finite read and write queues (UPDATEs use the write queue); completions happen in
-// service order (per-channel FIFO, one pending completion event); at most one pending arbitration
-// event; an empty channel schedules nothing. Per request: O(1) work and <= 2 events.
+// data bus moves `bus` bytes/s (peak x efficiency / channels); a READ/WRITE moves its bytes at
+// that rate; an UPDATE also spends bytes/nmc beside the banks (or a second bus pass without NMC).
+// Service is preemptive-resume at `burst` granularity: the policy picks a sub-queue head; an
+// arrival that the policy says may preempt stops the transfer at the next burst boundary and the
+// channel re-arbitrates; the stopped head keeps its place and its remaining bytes. A change of bus
+// direction waits `turnaround` after the previous transfer ended; a completion comes `latency`
+// after the request's last byte (bank fidelity: an NMC UPDATE's after its in-bank RMW). With bank
+// fidelity (bank_timing.h) a segment's data starts when its first chunk's bank is ready and runs at
+// the pace the banks allow; FR-FCFS prefers heads whose row is open. Invariants: queue capacities
+// in bytes (an empty queue accepts any request); completions in order of last byte; at most one
+// pending bus event; O(1) events per request amortised (one per transfer segment plus the batched
+// completion event).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/common/memory.h"
 #include "models/hbm/arbitration.h"
+#include "models/hbm/bank_timing.h"
+#include "models/hbm/hbm_config.h"
 #include "models/hbm/hbm_stats.h"
 #include "models/hbm/ring_buffer.h"
 #include "sim/event.h"
@@ -27,8 +35,17 @@ struct ChannelTiming {
   Bandwidth nmc;
   Duration latency;
   Duration turnaround;
-  uint32_t read_capacity = 0;
-  uint32_t write_capacity = 0;
+  Bytes read_capacity;
+  Bytes write_capacity;
+  Bytes burst;
+  UpdateMode update = UpdateMode::kNmc;
+  const BankTiming* bank = nullptr;  // bank fidelity when set
+  Bandwidth nmc_bank;                // one bank's RMW throughput (bank fidelity)
+  uint32_t channels = 1;             // of the Hbm, to form channel-local addresses
+  uint64_t interleave = 1;
+
+  // Bus (plus near-bank) time to serve `bytes` of a request with command `cmd`.
+  Duration service(common::MemCmd cmd, uint64_t bytes) const;
 };
 
 // State shared by the channels of one Hbm.
@@ -47,46 +64,80 @@ class Channel {
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
 
-  // Contract: false (nothing changes) if the queue for req's command is full.
+  // Contract: false (nothing changes) if req's queue has no room for it or the policy refuses it.
   bool try_accept(const common::MemRequest& req);
-  // Queues `c` for one mem_retry() when the `dir` queue has space (at once if it has space now).
+  // Queues `c` for one mem_retry() when the `dir` queue has space (at once if the last refused
+  // request fits now).
   void add_waiter(BusDir dir, common::MemClient* c);
   // Replaces the policy and re-arbitrates (the new policy may issue what the old one held back).
   void set_policy(std::unique_ptr<ArbitrationPolicy> p);
   const ArbitrationPolicy& policy() const { return *policy_; }
-  uint32_t queued() const { return reads_ + writes_; }
-  size_t in_service() const { return pipeline_.size(); }
+  uint32_t queued() const { return entries_; }
+  size_t in_service() const {
+    return pipelines_[0].size() + pipelines_[1].size() + (serving_ >= 0 ? 1 : 0);
+  }
+  uint64_t queued_bytes() const { return bytes_[0] + bytes_[1] + bytes_[2] + bytes_[3]; }
+  uint64_t queued_bytes(BusDir d) const {
+    return d == BusDir::kRead ? bytes_[0] + bytes_[1] : bytes_[2] + bytes_[3];
+  }
 
  private:
   struct InFlight {
     Tick done;
     common::MemRequest req;
   };
-  uint32_t& count(BusDir d) { return d == BusDir::kRead ? reads_ : writes_; }
-  uint32_t capacity(BusDir d) const {
-    return d == BusDir::kRead ? env_.timing.read_capacity : env_.timing.write_capacity;
+  uint64_t capacity(BusDir d) const {
+    return (d == BusDir::kRead ? env_.timing.read_capacity : env_.timing.write_capacity).count();
+  }
+  bool fits(BusDir d, uint64_t bytes) const {
+    const uint64_t occ = queued_bytes(d);
+    return occ == 0 || occ + bytes <= capacity(d);
   }
   ChannelView view() const;
-  void kick();
+  void on_arrival(int q);
+  Tick next_boundary(Tick now) const;
   void on_bus_free();
-  BusDir start_service(SubQueue q);
+  void arbitrate();
+  void settle(Tick now);
+  void start_segment(int q);
+  void plan_banks(const Queued& h, Tick start);
+  void look_ahead(const Queued& serving, Tick start);
+  // Bank fidelity: queued entries per sub-queue whose rows are opened ahead (chosen by t3sim:
+  // enough for 64 B requests to hide tRCD + tRP behind a 2 KiB row's transfer).
+  static constexpr size_t kLookahead = 16;
+  void finish_transfer(int q);
   void on_complete();
+  void schedule_completion();
   void wake_waiters(BusDir d);
   void wake_later(uint64_t dir) { wake_waiters(static_cast<BusDir>(dir)); }
+  void on_readmit();
 
   ChannelEnv& env_;
   std::unique_ptr<ArbitrationPolicy> policy_;
   std::array<RingBuffer<Queued>, kNumSubQueues> queues_;
-  uint32_t reads_ = 0;
-  uint32_t writes_ = 0;
+  std::array<uint64_t, kNumSubQueues> bytes_{};  // bytes not yet on the bus, per sub-queue
+  uint32_t entries_ = 0;
   uint64_t seq_ = 0;
-  RingBuffer<InFlight> pipeline_;
+  int serving_ = -1;  // sub-queue whose head is on the bus, -1 = bus free
+  Tick seg_start_{};
+  Tick seg_end_{};
+  Duration burst_time_{};
+  Tick nmc_done_{};                        // bank fidelity: in-bank RMW end of the current segment
+  std::array<Tick, 2> last_done_{};        // latest completion per pipeline (each stays ordered)
+  std::unique_ptr<BankSet> banks_;         // bank fidelity only
+  std::vector<uint64_t> lookahead_banks_;  // bit per bank, scratch for look_ahead()
+  // [0] completions in bus order; [1] bank fidelity: NMC UPDATEs after their in-bank RMW.
+  std::array<RingBuffer<InFlight>, 2> pipelines_;
   std::array<RingBuffer<common::MemClient*>, 2> waiters_;  // [0] read queue, [1] write queue
   BusDir last_dir_ = BusDir::kNone;
-  Tick busy_until_{};
+  Tick last_end_{};
   MemberEvent<Channel, &Channel::on_bus_free> bus_event_{this};
   MemberEvent<Channel, &Channel::on_complete> done_event_{this};
+  MemberEvent<Channel, &Channel::on_readmit> readmit_event_{this};
+  bool arbitrating_ = false;        // inside on_bus_free: arrivals defer to it
+  uint8_t arrived_mask_ = 0;        // sub-queues that got arrivals while arbitrating_
   bool refused_by_policy_ = false;  // the last refusal was the policy's admission check
+  uint64_t refused_bytes_ = 0;      // size of the last refused request
 };
 
 }  // namespace t3sim::hbm

@@ -13,18 +13,25 @@ Hbm::Hbm(Simulator& sim, Component* parent, std::string name, HbmConfig cfg)
       cfg_(std::move(cfg)),
       map_(cfg_.channels(), cfg_.interleave_bytes),
       env_{sim, path(),
-           ChannelTiming{cfg_.channel_bandwidth(), cfg_.channel_nmc_bandwidth(), cfg_.latency,
-                         cfg_.turnaround, cfg_.read_queue, cfg_.write_queue},
+           ChannelTiming{cfg_.bus_bandwidth(), cfg_.channel_nmc_bandwidth(), cfg_.latency,
+                         cfg_.turnaround, cfg_.read_queue, cfg_.write_queue, cfg_.burst,
+                         cfg_.update, cfg_.fidelity == Fidelity::kBank ? &cfg_.bank : nullptr,
+                         cfg_.channel_nmc_bandwidth() / cfg_.bank.banks, cfg_.channels(),
+                         cfg_.interleave_bytes},
            stats_},
       policy_(cfg_.policy) {
   stats_.timeline_bin = cfg_.timeline_bin;
   stats_.register_in(stats(), sim, cfg_.channels());
   channels_.reserve(cfg_.channels());
+  const PolicyMaker* make = cfg_.maker(policy_);
+  if (make == nullptr) throw ModelError(this->path(), "unknown policy '" + policy_ + "'");
   for (uint32_t c = 0; c < cfg_.channels(); ++c) {
-    auto p = make_policy(policy_, cfg_.policy_cfg, cfg_.read_queue, cfg_.write_queue);
-    if (!p) throw ModelError(this->path(), "unknown policy '" + policy_ + "'");
-    channels_.push_back(std::make_unique<Channel>(env_, std::move(p)));
+    channels_.push_back(std::make_unique<Channel>(env_, (*make)(shape())));
   }
+}
+
+ChannelShape Hbm::shape() const {
+  return ChannelShape{cfg_.read_queue, cfg_.write_queue, cfg_.bus_bandwidth()};
 }
 
 Hbm::~Hbm() = default;
@@ -35,6 +42,11 @@ bool Hbm::try_issue(const common::MemRequest& req) {
                                  std::to_string(req.addr) + " is empty or crosses a " +
                                  std::to_string(map_.interleave()) +
                                  " B interleave block (split it at the interleave size)");
+  }
+  if (req.cmd == common::MemCmd::kUpdate && cfg_.update == UpdateMode::kNone) {
+    throw ModelError(path(), "UPDATE (" + std::string(common::to_string(req.cls)) +
+                                 ") sent to an HBM without near-memory compute (\"update\": "
+                                 "\"none\"); use \"nmc\" or \"bus-rmw\", or send a WRITE");
   }
   const uint32_t ch = map_.channel(req.addr);
   if (channels_[ch]->try_accept(req)) return true;
@@ -52,16 +64,14 @@ void Hbm::wait_for_space(common::MemClient* c) {
 }
 
 void Hbm::set_policy(std::string_view name) {
-  std::vector<std::unique_ptr<ArbitrationPolicy>> fresh;
-  fresh.reserve(channels_.size());
-  for (size_t c = 0; c < channels_.size(); ++c) {
-    fresh.push_back(make_policy(name, cfg_.policy_cfg, cfg_.read_queue, cfg_.write_queue));
-    if (!fresh.back()) {
-      throw ModelError(path(), "unknown policy '" + std::string(name) + "' (fr-fcfs | mca)");
-    }
+  const PolicyMaker* make = cfg_.maker(name);
+  if (make == nullptr) {
+    std::string names;
+    for (const std::string& n : policy_names()) names += (names.empty() ? "" : " | ") + n;
+    throw ModelError(path(), "unknown policy '" + std::string(name) + "' (" + names + ")");
   }
   policy_ = std::string(name);
-  for (size_t c = 0; c < channels_.size(); ++c) channels_[c]->set_policy(std::move(fresh[c]));
+  for (auto& ch : channels_) ch->set_policy((*make)(shape()));
 }
 
 uint64_t Hbm::bytes(common::TrafficClass c) const {
@@ -88,8 +98,9 @@ void Hbm::finish() {
 void register_hbm_models(Registry& r) {
   r.add(ComponentType{
       "hbm",
-      "HBM of one GPU: channel-level controllers with read/write queues, turnaround, unloaded "
-      "latency, near-memory UPDATEs and FR-FCFS or T3-MCA arbitration",
+      "HBM of one GPU: channel-level controllers with byte-sized read/write queues, "
+      "burst-preemptive service, turnaround, unloaded latency, near-memory UPDATEs and a "
+      "policy from the HBM policy table (fr-fcfs, mca)",
       hbm_params,
       nlohmann::json{{"stacks", 4},
                      {"channels_per_stack", 8},

@@ -1,11 +1,11 @@
 // Hbm: one GPU's high-bandwidth memory as a common::MemTarget: stacks x channels_per_stack
-// independent channels, each with its own controller (channel.h) and arbitration policy
-// (arbitration.h: "fr-fcfs" or T3's "mca"). Fidelity: channel level, no banks or rows; refresh and
-// row misses are folded into `efficiency` (per-channel bus = peak x efficiency / channels).
-// UPDATE = near-memory read-modify-write beside the banks (T3 §4.3): bus time + bytes/nmc_bandwidth
-// per channel. T3 gives no NMC timing; t3sim sizes nmc_bandwidth from HBM-PIM's bank-level
-// parallelism, ~4x the off-chip bandwidth (hardware.md §4.1). Address -> channel: address_map.h.
-// Invariants: every accepted request completes exactly once; finish() throws if any is outstanding.
+// independent channels, each with its own controller (channel.h) and arbitration policy from the
+// policy table (policy_table.h: "fr-fcfs", T3's "mca"). Fidelity: channel level with byte-sized
+// queues and burst-preemptive service; refresh and row misses are folded into `efficiency`.
+// UPDATE ("update": "nmc") = near-memory read-modify-write beside the banks (T3 §4.3): bus time +
+// bytes/nmc_bandwidth; "bus-rmw" = two bus passes; "none" = an UPDATE is a ModelError. T3 gives no
+// NMC timing; t3sim sizes nmc_bandwidth from HBM-PIM's ~4x bank-level parallelism (hardware.md
+// §4.1). Invariants: every accepted request completes exactly once; finish() throws otherwise.
 #pragma once
 
 #include <array>
@@ -31,14 +31,15 @@ class Hbm final : public Component, public common::MemTarget {
   Hbm(Simulator& sim, Component* parent, std::string name, HbmConfig cfg);
   ~Hbm() override;
 
-  // Contract (common::MemTarget): a request must lie inside one `interleave` block (ModelError
-  // otherwise). A refused requester calls wait_for_space() before its next try_issue() on this Hbm:
-  // it is queued on the channel queue that refused it and gets one mem_retry() when that frees.
+  // Contract (common::MemTarget): a request must lie inside one `interleave` block, and an UPDATE
+  // needs "update" != "none" (ModelError otherwise). A refused requester calls wait_for_space()
+  // before its next try_issue() on this Hbm: it is queued on the channel queue that refused it and
+  // gets one mem_retry() when that frees.
   bool try_issue(const common::MemRequest& req) override;
   void wait_for_space(common::MemClient* c) override;
 
-  // Switches every channel to policy `name` ("fr-fcfs" | "mca") with fresh state (MCA re-measures);
-  // ModelError for an unknown name.
+  // Switches every channel to policy `name` (an entry of policy_table()) with fresh state (MCA
+  // re-measures); ModelError for an unknown name.
   void set_policy(std::string_view name);
   const std::string& policy() const { return policy_; }
   const ArbitrationPolicy& channel_policy(uint32_t ch) const { return channels_[ch]->policy(); }
@@ -57,6 +58,8 @@ class Hbm final : public Component, public common::MemTarget {
   void finish() override;
 
  private:
+  ChannelShape shape() const;
+
   HbmConfig cfg_;
   AddressMap map_;
   HbmStats stats_;

@@ -25,6 +25,9 @@ void HbmStats::register_in(StatGroup& g, const Simulator& sim, uint32_t channels
   g.add("turnaround_time", turnaround_ps, "ps", "bus time lost to turnarounds, summed");
   g.add("queue_depth", queue_depth, "entries", "queued requests, summed over channels");
   g.add("refusals", refusals, "count", "try_issue() refused: the channel's queue was full");
+  g.add("activations", activations, "count", "row activations (bank fidelity)");
+  g.add("row_hits", row_hits, "count",
+        "transfer segments whose first chunk found its row open (bank fidelity)");
   g.add("retries", retries, "count", "mem_retry() calls made to waiting clients");
   const Simulator* s = &sim;
   g.add_formula(

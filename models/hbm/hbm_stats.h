@@ -1,7 +1,7 @@
 // Statistics of one Hbm (one GPU's memory): per traffic class bytes, requests and latency
 // (enqueue -> completion); bytes per command; bus, NMC and turnaround time summed over channels;
 // queue depth (time-weighted, summed over channels); refusals, retries; a traffic timeline (bytes
-// per class per bin, counted at service start) for paper Fig. 17-style plots.
+// per class per bin, counted at the start of each transfer segment) for paper Fig. 17-style plots.
 // Invariants: class bytes, command bytes and total_bytes all count completions, so they agree.
 // Contract: plain members that the channels update; register_in() registers them once.
 #pragma once
@@ -37,15 +37,17 @@ struct HbmStats {
   Counter turnaround_ps;
   TimeWeighted queue_depth;
   Counter refusals;
+  Counter activations;  // bank fidelity: row activations
+  Counter row_hits;     // bank fidelity: segments whose first chunk found its row open
   Counter retries;
   Duration timeline_bin;  // 0 = timeline off
   std::vector<TimelineBin> timeline;
 
-  void on_service(Tick start, const common::MemRequest& r) {
+  void on_service(Tick start, const common::MemRequest& r, uint64_t bytes) {
     if (timeline_bin.count_ps() == 0) return;
     const size_t i = static_cast<size_t>(start.ps() / timeline_bin.count_ps());
     if (i >= timeline.size()) timeline.resize(i + 1, TimelineBin{});
-    timeline[i][static_cast<size_t>(r.cls)] += r.bytes;
+    timeline[i][static_cast<size_t>(r.cls)] += bytes;
   }
   void on_complete(Tick now, const common::MemRequest& r) {
     PerClass& c = cls[static_cast<size_t>(r.cls)];

@@ -24,11 +24,12 @@ Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, boo
   if (fold_) machine().remote->fold(nullptr);
   const auto txn = static_cast<uint32_t>(spec().txn.count());
   for (int g = 0; g < active(); ++g) {
-    auto& hbm = system_->hbm(g);
-    reads_.push_back(
-        std::make_unique<gpu::MemStream>(hbm, txn, spec().read_window, static_cast<uint16_t>(g)));
-    stores_.push_back(
-        std::make_unique<gpu::MemStream>(hbm, txn, spec().store_window, static_cast<uint16_t>(g)));
+    common::MemTarget& hbm = system_->memory(g);  // through the L2 front end when it is on
+    const uint32_t issuers = spec().cus * spec().wgs_per_cu;  // no head-of-line across channels
+    reads_.push_back(std::make_unique<gpu::MemStream>(hbm, txn, spec().read_window,
+                                                      static_cast<uint16_t>(g), issuers));
+    stores_.push_back(std::make_unique<gpu::MemStream>(hbm, txn, spec().store_window,
+                                                       static_cast<uint16_t>(g), issuers));
     if (tracer != nullptr) {
       tracer->process_name(g, "GPU " + std::to_string(g));
     }

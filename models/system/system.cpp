@@ -7,6 +7,21 @@
 #include "sim/simulator.h"
 
 namespace t3sim::system {
+namespace {
+
+// The HBM's address -> channel map as seen by the L2 slices in front of it.
+class HbmChannels final : public common::ChannelMap {
+ public:
+  explicit HbmChannels(const hbm::Hbm& h) : hbm_(h) {}
+  uint32_t channels() const override { return hbm_.channels(); }
+  uint32_t channel(uint64_t addr) const override { return hbm_.channel_of(addr); }
+  uint64_t interleave() const override { return hbm_.config().interleave_bytes; }
+
+ private:
+  const hbm::Hbm& hbm_;
+};
+
+}  // namespace
 
 Params system_params() {
   Params p;
@@ -60,7 +75,14 @@ System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus)
     pg.node = std::make_unique<Component>(sim, this, "gpu" + std::to_string(g));
     pg.hbm = std::make_unique<hbm::Hbm>(sim, pg.node.get(), "hbm", hbm_cfg);
     pg.cus = std::make_unique<gpu::CuPool>(spec_.cus);
-    targets.push_back(pg.hbm.get());
+    common::MemTarget* mem = pg.hbm.get();
+    if (spec_.partition.enabled) {
+      pg.channels = std::make_unique<HbmChannels>(*pg.hbm);
+      pg.l2 = std::make_unique<gpu::MemPartition>(sim, pg.node.get(), "l2", spec_.partition,
+                                                  spec_.l2_bandwidth, *pg.hbm, *pg.channels);
+      mem = pg.l2.get();
+    }
+    targets.push_back(mem);
   }
   remote_ = std::make_unique<gpu::RemoteMemory>(sim, this, "remote", *fabric_, targets,
                                                 static_cast<uint32_t>(spec_.txn.count()),
@@ -74,13 +96,13 @@ System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus)
       machine_.gpus.push_back(gpu::GpuNode{g, &spec_, nullptr, nullptr, nullptr, pg.alloc.get()});
       continue;
     }
-    pg.dma_reads =
-        std::make_unique<gpu::MemStream>(*pg.hbm, static_cast<uint32_t>(spec_.txn.count()),
-                                         spec_.read_window, static_cast<uint16_t>(g));
+    common::MemTarget* mem = targets[static_cast<size_t>(g)];
+    pg.dma_reads = std::make_unique<gpu::MemStream>(*mem, static_cast<uint32_t>(spec_.txn.count()),
+                                                    spec_.read_window, static_cast<uint16_t>(g));
     pg.dma = std::make_unique<gpu::DmaEngines>(sim, pg.node.get(), "dma", g, spec_.dma,
                                                *pg.dma_reads, *remote_);
     machine_.gpus.push_back(
-        gpu::GpuNode{g, &spec_, pg.hbm.get(), pg.dma.get(), pg.cus.get(), pg.alloc.get()});
+        gpu::GpuNode{g, &spec_, mem, pg.dma.get(), pg.cus.get(), pg.alloc.get()});
   }
 }
 

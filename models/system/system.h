@@ -1,5 +1,6 @@
 // System: assembles a whole machine from a system config: N GPUs (compute spec, HBM with its
-// memory controllers, DMA engines, CU pool, address allocator), the fabric (links, switches, NICs),
+// memory controllers behind the L2 front end when gpu.l2_partition is on, DMA engines, CU pool,
+// address allocator), the fabric (links, switches, NICs),
 // and the remote-memory path. It is the only place that sees every model library; everything else
 // works on the gpu::Machine view it exposes.
 // Config: {"kind": "system", "name", "gpus", "gpu": {...}, "hbm": {...}, "fabric": {...},
@@ -15,6 +16,7 @@
 
 #include "models/fabric/factory.h"
 #include "models/gpu/machine.h"
+#include "models/gpu/mem_partition.h"
 #include "models/hbm/hbm.h"
 #include "sim/component.h"
 #include "sim/config.h"
@@ -36,6 +38,9 @@ class System : public Component {
   int num_gpus() const { return static_cast<int>(gpus_.size()); }
   int active_gpus() const { return active_; }
   hbm::Hbm& hbm(int g) { return *gpus_[static_cast<size_t>(g)].hbm; }
+  // What GPU g's requesters issue to: its L2 front end, or its HBM when the front end is off.
+  common::MemTarget& memory(int g) { return *machine_.gpus[static_cast<size_t>(g)].hbm; }
+  const gpu::MemPartition* l2(int g) const { return gpus_[static_cast<size_t>(g)].l2.get(); }
   const hbm::Hbm& hbm(int g) const { return *gpus_[static_cast<size_t>(g)].hbm; }
   // The "gpuN" component under which per-GPU kernels and trackers are placed.
   Component& machine_component(int g) { return *gpus_[static_cast<size_t>(g)].node; }
@@ -51,6 +56,8 @@ class System : public Component {
   struct PerGpu {
     std::unique_ptr<Component> node;  // "gpuN" grouping component
     std::unique_ptr<hbm::Hbm> hbm;
+    std::unique_ptr<common::ChannelMap> channels;  // the HBM's address map, for the L2 slices
+    std::unique_ptr<gpu::MemPartition> l2;         // front end (nullptr: off)
     std::unique_ptr<gpu::MemStream> dma_reads;
     std::unique_ptr<gpu::DmaEngines> dma;
     std::unique_ptr<gpu::CuPool> cus;

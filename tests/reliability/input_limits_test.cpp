@@ -117,10 +117,10 @@ TEST(InputLimits, HugeUnitValues) {
                                      "/bandwidth"))
         << text;
   }
-  // A 40-digit JSON number is a double: not an integer, so not a TP degree or a queue depth.
+  // A 40-digit JSON number is a double: not an integer, so not a TP degree or a bank count.
   const ConfigDoc hbm =
       doc_of({{"extends", "presets/hbm/t3-hbm2.json"},
-              {"read_queue", json::parse("1234567890123456789012345678901234567890")}});
+              {"banks", json::parse("1234567890123456789012345678901234567890")}});
   EXPECT_TRUE(rejects<ConfigError>([&] { hbm::HbmConfig::from(ConfigNode::root(hbm)); },
                                    "must be a integer"));
 }

@@ -71,7 +71,8 @@ TEST(GemmKernel, LargeSquareGemmApproachesTheComputeRoof) {
 }
 
 // M = N = 8192, K = 64: the 128 MiB output dominates; time ~ bytes / (HBM bandwidth x efficiency).
-void expect_memory_roof(const std::string& system) {
+// H100's 16 short waves each pay their pipeline fill (hit latency) and 2.5 us drain: 30 %.
+void expect_memory_roof(const std::string& system, double tolerance) {
   const ConfigDoc doc = load(system);
   const GemmShape shape{8192, 8192, 64};
   const GemmRun r = run_gemm(doc, shape);
@@ -80,12 +81,12 @@ void expect_memory_roof(const std::string& system) {
           parse_bandwidth(doc.root["hbm"]["bandwidth"].get<std::string>()).bytes_per_second()) *
       doc.root["hbm"]["efficiency"].get<double>();
   const double bytes = 2.0 * (shape.m * shape.k + shape.k * shape.n + shape.m * shape.n);
-  EXPECT_NEAR(r.time.to_s() / (bytes / bw), 1.0, 0.2) << system;
+  EXPECT_NEAR(r.time.to_s() / (bytes / bw), 1.0, tolerance) << system;
 }
 
 TEST(GemmKernel, SkinnyGemmApproachesTheMemoryRoof) {
-  expect_memory_roof("t3-ring-8");
-  expect_memory_roof("dgx-h100");
+  expect_memory_roof("t3-ring-8", 0.2);
+  expect_memory_roof("dgx-h100", 0.3);
 }
 
 TEST(GemmKernel, FixedTileSelectLaunchesThePresetPlan) {
@@ -108,10 +109,15 @@ TEST(GemmKernel, FixedTileSelectLaunchesThePresetPlan) {
   }
 }
 
-// The T3 machine's baseline GEMM: golden times and bytes from the code before tile_select and
-// wg_overhead existed (`t3sim gemm --system t3-ring-8`), so the T3 reproduction is unchanged.
-TEST(GemmKernel, T3PresetTimesAreUnchanged) {
-  const ConfigDoc doc = load("t3-ring-8");
+// The T3 machine's baseline GEMM with the legacy deep-lookahead pipeline, no L2 front end and
+// coarse HBM service (the ablation settings): golden times and bytes from the code before
+// tile_select, wg_overhead, the stage pipeline, the front end and byte-granular HBM service
+// existed, so switching those off restores the old model exactly.
+TEST(GemmKernel, LegacyT3SettingsReproduceTheOldTimes) {
+  const ConfigDoc doc =
+      load("t3-ring-8",
+           {"gpu.pipeline=phases", "gpu.l2_partition=false", "gpu.cu_inflight=\"0 B\"",
+            "hbm.burst=\"32 KiB\"", "hbm.read_queue=\"2 MiB\"", "hbm.write_queue=\"2 MiB\""});
   const GemmRun a = run_gemm(doc, {8192, 4256, 2128});
   EXPECT_EQ(a.time.count_ps(), 1552625478u);
   EXPECT_EQ(a.dram, 249503744u);
@@ -165,8 +171,13 @@ void expect_converged(const std::string& system) {
   const GemmRun half =
       run_gemm(load(system, {"gpu.txn=\"16 KiB\"", "hbm.interleave=\"16 KiB\""}), shape);
   EXPECT_LT(rel(half.time, base.time), 0.02) << system << " txn";
-  const GemmRun phases = run_gemm(load(system, {"gpu.k_phases=16"}), shape);
-  EXPECT_LT(rel(phases.time, base.time), 0.02) << system << " k_phases";
+  const GemmRun legacy = run_gemm(load(system, {"gpu.pipeline=phases"}), shape);
+  const GemmRun phases = run_gemm(load(system, {"gpu.pipeline=phases", "gpu.k_phases=16"}), shape);
+  EXPECT_LT(rel(phases.time, legacy.time), 0.02) << system << " k_phases";
+  // K-steps grouped per simulated phase: 2 vs 1 (the lookahead stays stages - 1 K-steps).
+  const GemmRun one = run_gemm(load(system, {"gpu.k_group=1"}), shape);
+  const GemmRun two = run_gemm(load(system, {"gpu.k_group=2"}), shape);
+  EXPECT_LT(rel(two.time, one.time), 0.02) << system << " k_group";
 }
 
 TEST(GemmKernel, FidelityKnobsConverge) {

@@ -64,7 +64,7 @@ TEST(HbmContract, UpdateOccupiesBusPlusNmcAndNotifiesObserverOncePerTiledUpdate)
 TEST(HbmContract, FullQueueRefusesAndRetriesExactlyOnceWhenSpaceFrees) {
   Simulator sim;
   nlohmann::json cfg = one_channel();
-  cfg["read_queue"] = 2;
+  cfg["read_queue"] = "128 B";  // two 64 B requests
   auto hbm = make_hbm(sim, cfg);
   Requester a(sim, *hbm);
   Requester b(sim, *hbm);
@@ -88,7 +88,7 @@ TEST(HbmContract, FullQueueRefusesAndRetriesExactlyOnceWhenSpaceFrees) {
 TEST(HbmContract, WaitForSpaceWithSpaceAlreadyFreeRetriesAtOnce) {
   Simulator sim;
   nlohmann::json cfg = one_channel();
-  cfg["write_queue"] = 1;
+  cfg["write_queue"] = "64 B";  // one 64 B request
   auto hbm = make_hbm(sim, cfg);
   Requester a(sim, *hbm);
   a.add(0, 64, MemCmd::kWrite, TrafficClass::kRsWrite);
@@ -144,6 +144,8 @@ TEST(HbmContract, BadConfigsAreConfigErrors) {
   EXPECT_THROW(make_hbm(sim, {{"policy", "fcfs"}}), ConfigError);
   EXPECT_THROW(make_hbm(sim, {{"latency", 100}}), ConfigError);
   EXPECT_THROW(make_hbm(sim, {{"chanels_per_stack", 8}}), ConfigError);
+  EXPECT_THROW(make_hbm(sim, {{"read_queue", 64}}), ConfigError);  // bytes need a unit
+  EXPECT_THROW(make_hbm(sim, {{"update", "atomic"}}), ConfigError);
 }
 
 // Classes, commands and the timeline all account for every completed byte.
@@ -167,8 +169,9 @@ void expect_conservation(const Hbm& hbm) {
 // A deterministic random mix over 4 channels; returns every completion (requester, tag, tick).
 std::vector<uint64_t> random_mix(const nlohmann::json& over, std::string* stats = nullptr) {
   Simulator sim;
-  nlohmann::json cfg = {{"stacks", 1},      {"channels_per_stack", 4}, {"read_queue", 8},
-                        {"write_queue", 8}, {"interleave", "1 KiB"},   {"timeline_bin", "1 us"}};
+  nlohmann::json cfg = {{"stacks", 1},           {"channels_per_stack", 4},
+                        {"read_queue", "4 KiB"}, {"write_queue", "4 KiB"},
+                        {"interleave", "1 KiB"}, {"timeline_bin", "1 us"}};
   for (auto it = over.begin(); it != over.end(); ++it) cfg[it.key()] = it.value();
   auto hbm = make_hbm(sim, cfg);
   std::mt19937_64 rng(42);

@@ -37,6 +37,7 @@ struct Done {
   Tick at;
   common::MemCmd cmd;
   common::TrafficClass cls;
+  Tick accepted{};  // when the Hbm accepted the request
 };
 
 // Issues a list of requests in order, keeping at most `window` outstanding; waits on refusal.
@@ -95,6 +96,62 @@ class Requester : public common::MemClient {
   uint32_t inflight_ = 0;
   bool waiting_ = false;
   uint64_t retries_ = 0;
+  std::vector<Done> done_;
+};
+
+}  // namespace t3sim::hbm::testing
+
+namespace t3sim::hbm::testing {
+
+// Open-loop source: offers each request at its own time; refused ones wait (FIFO) at the source.
+class TimedSource : public common::MemClient {
+ public:
+  TimedSource(Simulator& sim, Hbm& hbm) : sim_(sim), hbm_(hbm) {}
+  void at(Tick when, uint64_t addr, uint32_t bytes, common::MemCmd cmd, common::TrafficClass cls) {
+    common::MemRequest r;
+    r.addr = addr;
+    r.bytes = bytes;
+    r.cmd = cmd;
+    r.cls = cls;
+    r.client = this;
+    r.tag = reqs_.size();
+    reqs_.push_back(r);
+    offered_.push_back(when);
+    sim_.call_at<TimedSource, &TimedSource::arrive>(when, this, r.tag);
+  }
+  void mem_done(const common::MemRequest& r) override {
+    done_.push_back(Done{r.tag, sim_.now(), r.cmd, r.cls, r.enqueued});
+  }
+  void mem_retry() override {
+    waiting_ = false;
+    drain();
+  }
+  const std::vector<Done>& done() const { return done_; }
+  Tick offered(uint64_t tag) const { return offered_[tag]; }
+  const common::MemRequest& request(uint64_t tag) const { return reqs_[tag]; }
+
+ private:
+  void arrive(uint64_t tag) {
+    backlog_.push_back(tag);
+    drain();
+  }
+  void drain() {
+    while (!waiting_ && next_ < backlog_.size()) {
+      if (!hbm_.try_issue(reqs_[backlog_[next_]])) {
+        waiting_ = true;
+        hbm_.wait_for_space(this);
+        return;
+      }
+      ++next_;
+    }
+  }
+  Simulator& sim_;
+  Hbm& hbm_;
+  std::vector<common::MemRequest> reqs_;
+  std::vector<Tick> offered_;
+  std::vector<uint64_t> backlog_;
+  size_t next_ = 0;
+  bool waiting_ = false;
   std::vector<Done> done_;
 };
 

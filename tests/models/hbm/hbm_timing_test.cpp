@@ -81,7 +81,7 @@ nlohmann::json one_channel() {
 TEST(HbmTiming, WriteDrainWatermarksGiveExactlyTwoTurnarounds) {
   Simulator sim;
   nlohmann::json cfg = one_channel();
-  cfg["write_queue"] = 16;
+  cfg["write_queue"] = "64 KiB";      // 16 x 4 KiB
   cfg["write_high_watermark"] = 0.5;  // drain at >= 8 writes
   cfg["write_low_watermark"] = 0.25;  // stop at <= 4 writes while reads wait
   auto hbm = make_hbm(sim, cfg);
@@ -104,7 +104,7 @@ TEST(HbmTiming, WriteDrainWatermarksGiveExactlyTwoTurnarounds) {
 // One requester alternating READ and WRITE (64 outstanding): reads go first while writes pile up;
 // write mode starts when the reads run out and lasts until the writes fall to the low watermark:
 // batches of writes, two turnarounds per batch. The bus is busy all the time except for the
-// turnarounds, so the run takes exactly N transfers + (direction changes) x turnaround + latency.
+// turnarounds, so the run takes exactly N transfers + turnarounds x turnaround + latency.
 TEST(HbmTiming, MixedReadWriteStreamLosesExactlyTheTurnarounds) {
   Simulator sim;
   auto hbm = make_hbm(sim, one_channel());
@@ -117,9 +117,13 @@ TEST(HbmTiming, MixedReadWriteStreamLosesExactlyTheTurnarounds) {
   sim.run();
   uint64_t changes = 0;  // completion order = service order on one channel
   for (size_t i = 1; i < r.done().size(); ++i) changes += r.done()[i].cmd != r.done()[i - 1].cmd;
-  EXPECT_EQ(hbm->counters().turnarounds.value(), changes);
+  // A write drain can preempt a read at a burst boundary (and the read resumes after the drain),
+  // so the bus may turn more often than the completion order shows.
+  const uint64_t turns = hbm->counters().turnarounds.value();
+  EXPECT_GE(turns, changes);
+  EXPECT_LE(turns, changes + changes / 100 + 2);
   EXPECT_GE(changes, 10u);
-  const Tick expect = Tick{} + Duration::ns(kN * 128 + changes * 10 + 100);
+  const Tick expect = Tick{} + Duration::ns(kN * 128 + turns * 10 + 100);
   EXPECT_EQ(r.last_done(), expect);
   const double gbps = kN * 4096.0 / expect.to_us() / 1e3;
   RecordProperty("turnarounds", std::to_string(changes));

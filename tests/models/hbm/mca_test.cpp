@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hbm_test_util.h"
-#include "models/hbm/mca.h"
+#include "models/hbm/policies/mca.h"
 
 namespace t3sim::hbm {
 namespace {
@@ -16,12 +16,15 @@ using common::TrafficClass;
 using testing::make_hbm;
 using testing::Requester;
 
-// One channel at 32 GB/s: a 4 KiB transfer takes 128 ns; latency 100 ns.
+// One channel at 32 GB/s: a 4 KiB transfer takes 128 ns; latency 100 ns; queues large enough
+// that only the policy gates.
 nlohmann::json one_channel(nlohmann::json over) {
   nlohmann::json j = {{"stacks", 1},
                       {"channels_per_stack", 1},
                       {"bandwidth", "32 GB/s"},
                       {"efficiency", 1.0},
+                      {"read_queue", "256 KiB"},
+                      {"write_queue", "256 KiB"},
                       {"nmc_bandwidth", "64 GB/s"}};
   for (auto it = over.begin(); it != over.end(); ++it) j[it.key()] = it.value();
   return j;
@@ -32,7 +35,7 @@ TEST(Mca, ComputeRequestsCompleteBeforeEarlierCommunication) {
     Simulator sim;
     auto hbm = make_hbm(sim, one_channel({{"policy", policy},
                                           {"mca_mode", "static"},
-                                          {"mca_threshold", 1000},
+                                          {"mca_threshold", "1 MiB"},
                                           {"mca_starvation_limit", "1 ms"}}));
     Requester comm(sim, *hbm);
     Requester gemm(sim, *hbm);
@@ -56,7 +59,7 @@ TEST(Mca, StarvationLimitBoundsCommunicationWait) {
     Simulator sim;
     auto hbm = make_hbm(sim, one_channel({{"policy", "mca"},
                                           {"mca_mode", "static"},
-                                          {"mca_threshold", 1000},
+                                          {"mca_threshold", "1 MiB"},
                                           {"mca_starvation_limit", limit}}));
     Requester gemm(sim, *hbm, 64);  // keeps the channel saturated with compute for 512 x 128 ns
     gemm.stream(0, 512 * 4096ull, 4096, MemCmd::kRead, TrafficClass::kGemmRead);
@@ -82,14 +85,14 @@ TEST(Mca, AdmissionKeepsCommunicationBelowThresholdWithoutIdling) {
   Simulator sim;
   auto hbm = make_hbm(sim, one_channel({{"policy", "mca"},
                                         {"mca_mode", "static"},
-                                        {"mca_threshold", 2},
+                                        {"mca_threshold", "8 KiB"},  // two 4 KiB requests
                                         {"mca_starvation_limit", "1 us"}}));
   Requester comm(sim, *hbm);
   comm.stream(0, 4 * 4096, 4096, MemCmd::kRead, TrafficClass::kAgRead);
   comm.pump();
   sim.run();
-  // Only two communication requests enter the queue at a time (the others are back-pressured),
-  // but the bus never idles: all four finish back to back.
+  // Only two communication requests enter the queue (bytes not yet on the bus < 8 KiB) at a time
+  // (the others are back-pressured), but the bus never idles: all four finish back to back.
   EXPECT_GT(hbm->counters().refusals.value(), 0u);
   EXPECT_EQ(comm.last_done(), Tick{} + Duration::ns(4 * 128 + 100));
 }
@@ -113,7 +116,8 @@ TEST(Mca, DynamicThresholdFollowsMeasuredMemoryIntensity) {
     } else {
       const double expect = 128.0 / 228.0;
       EXPECT_NEAR(mca.intensity(), expect, 0.02);
-      EXPECT_NEAR(mca.threshold(), 128 * (1 - expect), 3);
+      // 4 us horizon at 32 GB/s = 128000 B.
+      EXPECT_NEAR(static_cast<double>(mca.threshold()), 128000.0 * (1 - expect), 128000.0 * 0.02);
     }
   }
 }
@@ -123,8 +127,8 @@ std::vector<uint64_t> random_mix(const nlohmann::json& over) {
   Simulator sim;
   nlohmann::json cfg = {{"stacks", 1},
                         {"channels_per_stack", 4},
-                        {"read_queue", 8},
-                        {"write_queue", 8},
+                        {"read_queue", "4 KiB"},
+                        {"write_queue", "4 KiB"},
                         {"interleave", "1 KiB"}};
   for (auto it = over.begin(); it != over.end(); ++it) cfg[it.key()] = it.value();
   auto hbm = make_hbm(sim, cfg);
@@ -152,7 +156,7 @@ TEST(Mca, StaticThresholdAtCapacityWithoutComputePriorityEqualsFrFcfs) {
   const auto fr = random_mix({{"policy", "fr-fcfs"}});
   const auto mca = random_mix({{"policy", "mca"},
                                {"mca_mode", "static"},
-                               {"mca_threshold", 16},
+                               {"mca_threshold", "8 KiB"},
                                {"mca_compute_first", false}});
   EXPECT_EQ(fr.size(), 6000u);
   EXPECT_EQ(fr, mca);
@@ -169,7 +173,7 @@ TEST(Mca, SwitchingPolicyAtRunTimeReleasesGatedRequests) {
   Simulator sim;
   auto hbm = make_hbm(sim, one_channel({{"policy", "mca"},
                                         {"mca_mode", "static"},
-                                        {"mca_threshold", 1},
+                                        {"mca_threshold", "1 B"},
                                         {"mca_starvation_limit", "1 ms"}}));
   Requester comm(sim, *hbm);
   comm.stream(0, 4 * 4096, 4096, MemCmd::kRead, TrafficClass::kRsRead);

@@ -1,5 +1,5 @@
 // Folded runs (models/common/mirror.h): simulating GPU 0 alone must reproduce the full N-GPU run
-// of a rotation-symmetric sublayer - times within 3 % (the full run's GPUs differ slightly: each
+// of a rotation-symmetric sublayer - times within 4 % (the full run's GPUs differ slightly: each
 // rank's chunk offsets map to different HBM channels, and the slowest rank gates a ring step),
 // communication traffic and link bytes exactly, GEMM input traffic within the L2 difference of
 // GPU 0's chunk order - and runs that are
@@ -48,8 +48,8 @@ TEST(Fold, MatchesTheFullRunOnARing) {
     EXPECT_TRUE(f.folded) << name;
     EXPECT_FALSE(full.folded) << name;
     EXPECT_LT(f.events * 4, full.events) << name;
-    expect_close(f.total_us, full.total_us, 0.03, name + " total");
-    expect_close(f.gemm_us, full.gemm_us, 0.01, name + " gemm");
+    expect_close(f.total_us, full.total_us, 0.04, name + " total");
+    expect_close(f.gemm_us, full.gemm_us, 0.02, name + " gemm");
     EXPECT_EQ(f.link_bytes, full.link_bytes) << name;
     for (const TrafficClass c :
          {TrafficClass::kRsRead, TrafficClass::kRsWrite, TrafficClass::kRsUpdate,

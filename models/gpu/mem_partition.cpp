@@ -1,0 +1,203 @@
+#include "models/gpu/mem_partition.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "sim/errors.h"
+#include "sim/simulator.h"
+
+namespace t3sim::gpu {
+
+// One L2 slice: data port, miss queue (two class FIFOs), MSHR bytes, hit completions, waiters.
+class MemPartition::Slice final : public common::MemClient {
+ public:
+  explicit Slice(MemPartition& p) : p_(p) {}
+  bool full() const {
+    return missq_bytes_ >= p_.spec_.miss_queue.count() || mshr_bytes_ >= p_.spec_.mshr.count();
+  }
+  void hit(const common::MemRequest& req, Tick done) {
+    hits_.push_back({done + p_.spec_.hit_latency, req});
+    if (!hit_event_.scheduled()) p_.sim().schedule(hit_event_, hits_.front().done);
+  }
+  void miss(uint32_t slot) {
+    const common::MemRequest& r = p_.slots_[slot];
+    const bool was = full();
+    missq_bytes_ += r.bytes;
+    if (r.cmd == common::MemCmd::kRead) mshr_bytes_ += r.bytes;
+    p_.full_changed(was, full());
+    fifo_[common::is_compute(r.cls) ? 0 : 1].push_back({seq_++, slot});
+    pump();
+  }
+  void add_waiter(common::MemClient* c) { waiters_.push_back(c); }
+  void mem_done(const common::MemRequest& fwd) override {
+    const auto slot = static_cast<uint32_t>(fwd.tag);
+    const common::MemRequest orig = p_.slots_[slot];
+    p_.free_.push_back(slot);
+    const bool was = full();
+    if (orig.cmd == common::MemCmd::kRead) mshr_bytes_ -= orig.bytes;
+    p_.full_changed(was, full());
+    p_.completed(orig);
+    wake();
+  }
+  void mem_retry() override {
+    waiting_dram_ = false;
+    pump();
+  }
+  bool idle() const { return hits_.empty() && fifo_[0].empty() && fifo_[1].empty(); }
+
+ private:
+  struct Pending {
+    Tick done;
+    common::MemRequest req;
+  };
+  struct Queued {
+    uint64_t seq;
+    uint32_t slot;
+  };
+  // Forwards queued misses to DRAM, older head first; a refused head lets the other class try.
+  void pump() {
+    while (!waiting_dram_ && (!fifo_[0].empty() || !fifo_[1].empty())) {
+      int first = fifo_[1].empty() ? 0 : (fifo_[0].empty() ? 1 : -1);
+      if (first < 0) first = fifo_[0].front().seq < fifo_[1].front().seq ? 0 : 1;
+      if (forward(first)) continue;
+      const int other = 1 - first;
+      if (!fifo_[other].empty() && forward(other)) continue;
+      waiting_dram_ = true;
+      p_.dram_.wait_for_space(this);
+    }
+    wake();
+  }
+  bool forward(int q) {
+    const uint32_t slot = fifo_[static_cast<size_t>(q)].front().slot;
+    common::MemRequest fwd = p_.slots_[slot];
+    fwd.client = this;
+    fwd.tag = slot;
+    if (!p_.dram_.try_issue(fwd)) return false;
+    fifo_[static_cast<size_t>(q)].pop_front();
+    const bool was = full();
+    missq_bytes_ -= fwd.bytes;
+    p_.full_changed(was, full());
+    return true;
+  }
+  void wake() {
+    if (full() || waiters_.empty() || waking_) return;
+    waking_ = true;  // a retry may refill the slice; later waiters stay queued
+    while (!waiters_.empty() && !full()) {
+      common::MemClient* c = waiters_.front();
+      waiters_.pop_front();
+      c->mem_retry();
+    }
+    waking_ = false;
+  }
+  void on_hit() {
+    const Tick now = p_.sim().now();
+    while (!hits_.empty() && hits_.front().done <= now) {
+      const common::MemRequest req = hits_.front().req;
+      hits_.pop_front();
+      p_.completed(req);
+    }
+    if (!hits_.empty() && !hit_event_.scheduled())
+      p_.sim().schedule(hit_event_, hits_.front().done);
+  }
+
+  MemPartition& p_;
+  uint64_t missq_bytes_ = 0;
+  uint64_t mshr_bytes_ = 0;
+  uint64_t seq_ = 0;
+  bool waiting_dram_ = false;
+  bool waking_ = false;
+  std::array<std::deque<Queued>, 2> fifo_;  // [0] compute, [1] communication
+  std::deque<Pending> hits_;
+  std::deque<common::MemClient*> waiters_;
+  MemberEvent<Slice, &Slice::on_hit> hit_event_{this};
+};
+
+MemPartition::MemPartition(Simulator& sim, Component* parent, std::string name,
+                           const PartitionSpec& spec, Bandwidth fallback_hit_bandwidth,
+                           common::MemTarget& dram, const common::ChannelMap& map)
+    : Component(sim, parent, std::move(name)), spec_(spec), dram_(dram), map_(map) {
+  const Bandwidth total =
+      spec.hit_bandwidth.bytes_per_second() != 0 ? spec.hit_bandwidth : fallback_hit_bandwidth;
+  if (total.bytes_per_second() == 0) {
+    throw ModelError(path(), "the L2 partition needs gpu.l2_hit_bandwidth or gpu.l2_bandwidth");
+  }
+  port_ = total;
+  for (uint32_t s = 0; s < map.channels(); ++s) slices_.push_back(std::make_unique<Slice>(*this));
+  stats().add("hit_bytes", hit_bytes_, "B", "bytes served by L2 slices (hits)");
+  stats().add("miss_bytes", miss_bytes_, "B", "bytes sent to DRAM through the miss queues");
+  stats().add("refusals", refusals_, "count", "requests refused by a full slice");
+  stats().add("blocked_hits", blocked_hits_, "count", "hits refused by a full slice");
+}
+
+MemPartition::~MemPartition() = default;
+
+bool MemPartition::try_issue(const common::MemRequest& req) {
+  const uint32_t s = map_.channel(req.addr);
+  Slice& slice = *slices_[s];
+  if (slice.full()) {
+    refused_ = s;
+    refusals_.inc();
+    if (req.l2_hit) blocked_hits_.inc();
+    return false;
+  }
+  in_[static_cast<size_t>(req.cls)] += req.bytes;
+  ++outstanding_;
+  common::MemRequest r = req;
+  r.enqueued = sim().now();
+  const Tick port_done = use_port(req.bytes);
+  if (req.l2_hit) {
+    hit_bytes_.inc(req.bytes);
+    slice.hit(r, port_done);
+    return true;
+  }
+  miss_bytes_.inc(req.bytes);
+  uint32_t slot;
+  if (free_.empty()) {
+    slots_.push_back(r);
+    slot = static_cast<uint32_t>(slots_.size() - 1);
+  } else {
+    slot = free_.back();
+    free_.pop_back();
+    slots_[slot] = r;
+  }
+  slice.miss(slot);
+  return true;
+}
+
+Tick MemPartition::reserve_hit(uint64_t addr, uint64_t bytes, common::TrafficClass cls) {
+  const uint64_t block = map_.interleave();
+  for (uint64_t a = addr; full_slices_ != 0 && a < addr + bytes; a = (a / block + 1) * block) {
+    if (slices_[map_.channel(a)]->full()) {
+      refusals_.inc();
+      blocked_hits_.inc();
+      return Tick::max();
+    }
+  }
+  const Tick done = use_port(bytes) + spec_.hit_latency;
+  hit_bytes_.inc(bytes);
+  in_[static_cast<size_t>(cls)] += bytes;
+  out_[static_cast<size_t>(cls)] += bytes;
+  return done;
+}
+
+Tick MemPartition::use_port(uint64_t bytes) {
+  const Tick start = max(sim().now(), port_free_);
+  port_free_ = start + transfer_time(Bytes(bytes), port_);
+  return port_free_;
+}
+
+void MemPartition::wait_for_space(common::MemClient* c) { slices_[refused_]->add_waiter(c); }
+
+void MemPartition::completed(const common::MemRequest& req) {
+  out_[static_cast<size_t>(req.cls)] += req.bytes;
+  --outstanding_;
+  if (req.client != nullptr) req.client->mem_done(req);
+}
+
+void MemPartition::finish() {
+  if (outstanding_ != 0) {
+    throw ModelError(path(), std::to_string(outstanding_) + " requests never completed");
+  }
+}
+
+}  // namespace t3sim::gpu
