@@ -1,7 +1,7 @@
-// Tests of the validation sets (tools/cli/validation_sets.h): CSV loaders reject malformed rows
-// with a one-line "FILE: line N: ..." error, the error statistics on fixed inputs, the scalar fit
-// recovering a known GEMM efficiency from synthetic rows, and the stored tolerances file.
-#include "cli/validation_sets.h"
+// Tests of the validation sets (validation/lib/validation_sets.h): CSV loaders reject malformed
+// rows with a one-line "FILE: line N: ..." error, the error statistics on fixed inputs, the scalar
+// fit recovering a known GEMM efficiency from synthetic rows, and the stored tolerances file.
+#include "validation/lib/validation_sets.h"
 
 #include <fstream>
 #include <string>
@@ -11,7 +11,7 @@
 #include "models/system/system.h"
 #include "sim/errors.h"
 
-namespace t3sim::cli::validation {
+namespace t3sim::validation {
 namespace {
 
 namespace fs = std::filesystem;
@@ -165,4 +165,4 @@ TEST(ValidationTolerances, StoredFileCoversTheExperiments) {
 }
 
 }  // namespace
-}  // namespace t3sim::cli::validation
+}  // namespace t3sim::validation

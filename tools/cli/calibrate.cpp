@@ -15,12 +15,12 @@
 #include <optional>
 
 #include "cli/common.h"
-#include "cli/parallel.h"
-#include "cli/validation_sets.h"
 #include "models/gpu/gpu_spec.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
 #include "sim/json_file.h"
+#include "tools/studies/parallel.h"
+#include "validation/lib/validation_sets.h"
 
 namespace t3sim::cli {
 namespace {
@@ -90,12 +90,10 @@ ordered_json file_record(const Env& env, const fs::path& path) {
   return j;
 }
 
-double round2(double x) { return std::round(x * 100.0) / 100.0; }
-
 ordered_json stats_json(const validation::ErrorStats& s) {
   return {{"points", s.points},
-          {"median_abs_pct", round2(s.median_abs_pct)},
-          {"max_abs_pct", round2(s.max_abs_pct)}};
+          {"median_abs_pct", validation::round2(s.median_abs_pct)},
+          {"max_abs_pct", validation::round2(s.max_abs_pct)}};
 }
 
 fs::path resolve_preset(const Env& env, const std::string& p) {
@@ -232,8 +230,8 @@ ordered_json gemm_points_json(const std::vector<validation::GemmPoint>& pts, con
                    {"n", p.n},
                    {"k", p.k},
                    {"measured_tflops", p.tflops},
-                   {"err_before_pct", round2(f.errors_before[i])},
-                   {"err_after_pct", round2(f.errors_after[i])}});
+                   {"err_before_pct", validation::round2(f.errors_before[i])},
+                   {"err_after_pct", validation::round2(f.errors_after[i])}});
   }
   return arr;
 }
@@ -326,7 +324,8 @@ int cmd_calibrate(const Args& args, const Env& env) {
       "hbm-out", po::value(&o.hbm_out), "HBM preset to write with the fitted HBM efficiency")(
       "out,o", po::value(&o.out)->required(), "GPU preset to write (extends P)")(
       "system", po::value(&o.system), "system to simulate on (default: one whose gpu is P)")(
-      "threads", po::value(&o.threads)->default_value(default_threads()), "worker threads");
+      "threads", po::value(&o.threads)->default_value(studies::default_threads()),
+      "worker threads");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr,
                      "t3sim calibrate --preset P --gemm CSV [--hbm CSV --hbm-out H] -o NEW "

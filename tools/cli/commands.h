@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "tools/studies/env.h"
+
 namespace t3sim::cli {
 
-struct Env {
-  std::filesystem::path configs_dir;  // where presets/, systems/, models/ live
-  std::filesystem::path source_dir;   // the repository (tools/ scripts, validation data)
+// The studies' input paths plus what only the CLI needs (whether progress may redraw a line).
+struct Env : studies::Env {
   bool stderr_is_tty = false;
 };
 

@@ -13,9 +13,9 @@
 #include <set>
 
 #include "cli/common.h"
-#include "cli/parallel.h"
-#include "cli/validation_sets.h"
 #include "sim/errors.h"
+#include "tools/studies/parallel.h"
+#include "validation/lib/validation_sets.h"
 
 namespace t3sim::cli {
 namespace {
@@ -255,7 +255,7 @@ void run_all(std::vector<Experiment>& exps, unsigned threads) {
                    [](const Job& a, const Job& b) { return a.cost > b.cost; });
   std::vector<std::string> errors(jobs.size());
   std::vector<double> wall(jobs.size());
-  run_parallel(jobs.size(), threads, [&](size_t j) {
+  studies::run_parallel(jobs.size(), threads, [&](size_t j) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
       exps[jobs[j].e].simulated[jobs[j].p] = exps[jobs[j].e].simulate[jobs[j].p]();
@@ -284,8 +284,6 @@ std::string result_of(const Experiment& e, const v::ToleranceFile& tol) {
   return v::error_stats(e.errors).median_abs_pct <= it->second.median_abs_pct ? "PASS" : "FAIL";
 }
 
-double round2(double x) { return std::round(x * 100.0) / 100.0; }
-
 void print_json(const std::vector<Experiment>& exps, const v::ToleranceFile& tol) {
   ordered_json out = ordered_json::array();
   for (const Experiment& e : exps) {
@@ -295,8 +293,8 @@ void print_json(const std::vector<Experiment>& exps, const v::ToleranceFile& tol
     j["system"] = e.system;
     j["metric"] = e.metric;
     j["points"] = e.status.empty() ? st.points : 0;
-    j["median_abs_pct"] = e.status.empty() ? ordered_json(round2(st.median_abs_pct)) : nullptr;
-    j["max_abs_pct"] = e.status.empty() ? ordered_json(round2(st.max_abs_pct)) : nullptr;
+    j["median_abs_pct"] = e.status.empty() ? ordered_json(v::round2(st.median_abs_pct)) : nullptr;
+    j["max_abs_pct"] = e.status.empty() ? ordered_json(v::round2(st.max_abs_pct)) : nullptr;
     if (const auto it = tol.experiments.find(e.tolerance_key); it != tol.experiments.end()) {
       j["tolerance"] = {{"median_abs_pct", it->second.median_abs_pct},
                         {"source", it->second.source}};
@@ -308,8 +306,8 @@ void print_json(const std::vector<Experiment>& exps, const v::ToleranceFile& tol
     for (size_t p = 0; p < e.errors.size(); ++p) {
       j["rows"].push_back({{"point", e.labels[p]},
                            {"measured", e.measured[p]},
-                           {"simulated", round2(e.simulated[p])},
-                           {"err_pct", round2(e.errors[p])}});
+                           {"simulated", v::round2(e.simulated[p])},
+                           {"err_pct", v::round2(e.errors[p])}});
     }
     out.push_back(j);
   }
@@ -363,7 +361,7 @@ void print_table(const std::vector<Experiment>& exps, const v::ToleranceFile& to
 int cmd_validate(const Args& args, const Env& env) {
   po::options_description desc("t3sim validate options");
   std::string only;
-  unsigned threads = default_threads();
+  unsigned threads = studies::default_threads();
   desc.add_options()("only", po::value(&only), "run one experiment (name, or measured-gemm etc.)")(
       "json", po::bool_switch(), "print JSON")("points", po::bool_switch(),
                                                "also print every point")(

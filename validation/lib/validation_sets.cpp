@@ -1,19 +1,17 @@
-#include "cli/validation_sets.h"
+#include "validation/lib/validation_sets.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <memory>
 #include <sstream>
 
-#include "cli/parallel.h"
 #include "models/collectives/collective.h"
-#include "models/fabric/fabric.h"
-#include "models/system/scenario.h"
 #include "sim/errors.h"
+#include "tools/studies/parallel.h"
+#include "tools/studies/probes.h"
 
-namespace t3sim::cli::validation {
+namespace t3sim::validation {
 namespace {
 
 // A CSV file: '#' comment lines and blank lines skipped; the first other line is the header.
@@ -99,16 +97,6 @@ double to_real(const Csv& csv, const Csv::Row& row, size_t col, const char* what
   }
   return v;
 }
-
-class Counter : public gpu::AccessDone {
- public:
-  explicit Counter(system::Scenario& sc) : sc_(sc) {}
-  void access_done(uint64_t) override { last = sc_.sim().now(); }
-  Tick last{};
-
- private:
-  system::Scenario& sc_;
-};
 
 }  // namespace
 
@@ -196,14 +184,7 @@ std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file) {
 }
 
 double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k) {
-  system::Scenario sc(system, 1, nullptr);
-  const gpu::GemmShape shape{m, n, k};
-  sc.allocate(shape, 2);
-  auto& kern = sc.launch_local_gemm(0, shape, 2, sc.spec().cus, nullptr);
-  sc.run();
-  const double t_us = (kern.done() - kern.start()).to_us();
-  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) /
-         (t_us * 1e6);
+  return studies::probe_gemm(system, gpu::GemmShape{m, n, k}).tflops;
 }
 
 double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_t bytes) {
@@ -220,54 +201,24 @@ double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_
   else
     throw UsageError("HBM pattern must be read, write, copy or rmw (got '" + pattern + "')");
   const double moved = static_cast<double>(bytes) * static_cast<double>(cmds.size());
-  return moved / sim_hbm_streams(system, cmds, bytes).to_s() / 1e9;
-}
-
-Duration sim_hbm_streams(const ConfigDoc& system, const std::vector<common::MemCmd>& cmds,
-                         uint64_t bytes) {
-  system::Scenario sc(system, 1, nullptr);
-  Counter counter(sc);
-  std::vector<std::unique_ptr<gpu::MemStream>> streams;
-  const auto txn = static_cast<uint32_t>(sc.spec().txn.count());
-  for (const common::MemCmd cmd : cmds) {
-    streams.push_back(std::make_unique<gpu::MemStream>(sc.system().hbm(0), txn, 4096, 0));
-    gpu::Access a;
-    a.addr = sc.machine().gpus[0].alloc->allocate(bytes);
-    a.bytes = bytes;
-    a.cmd = cmd;
-    a.done = &counter;
-    streams.back()->submit(a);
-  }
-  sc.run();
-  return counter.last - Tick{};
+  return moved / studies::probe_hbm_streams(system, cmds, bytes).to_s() / 1e9;
 }
 
 double sim_allreduce_busbw(const ConfigDoc& system, uint64_t bytes) {
-  Simulator sim;
-  system::System sys(sim, ConfigNode::root(system));
-  const auto per_node = sys.fabric().resolved_config().value("gpus_per_node", 0);
-  const collectives::LibraryConfig lib =
-      collectives::bind_library(sys.collectives_config(), static_cast<uint32_t>(per_node));
   collectives::CollectiveSpec spec;
   spec.kind = collectives::Kind::kAllReduce;
   spec.bytes = bytes;
   spec.elem_bytes = 4;
-  const int n = sys.num_gpus();
+  const int n = static_cast<int>(system.root.at("gpus").get<int64_t>());
   for (int g = 0; g < n; ++g) spec.group.push_back(g);
-  collectives::Collective c(sim, &sys, "validate", sys.machine(), lib, spec);
-  sim.elaborate();
-  c.start(nullptr, 0);
-  sim.run();
-  sim.finish();
-  if (!c.done()) throw ModelError(c.path(), "all-reduce did not complete");
-  const double algbw = static_cast<double>(bytes) / (c.elapsed().to_us() * 1e3);
-  return algbw * 2.0 * (n - 1) / n;
+  const double us = studies::probe_collective(system, spec).time_us;
+  return static_cast<double>(bytes) / (us * 1e3) * studies::busbw_factor(spec.kind, n);
 }
 
 std::vector<double> gemm_errors(const ConfigDoc& system, const std::vector<GemmPoint>& points,
                                 unsigned threads) {
   std::vector<double> err(points.size());
-  run_parallel(points.size(), threads, [&](size_t i) {
+  studies::run_parallel(points.size(), threads, [&](size_t i) {
     const GemmPoint& p = points[i];
     err[i] = pct_error(sim_gemm_tflops(system, p.m * p.batch, p.n, p.k), p.tflops);
   });
@@ -277,7 +228,7 @@ std::vector<double> gemm_errors(const ConfigDoc& system, const std::vector<GemmP
 std::vector<double> hbm_errors(const ConfigDoc& system, const std::vector<HbmPoint>& points,
                                unsigned threads) {
   std::vector<double> err(points.size());
-  run_parallel(points.size(), threads, [&](size_t i) {
+  studies::run_parallel(points.size(), threads, [&](size_t i) {
     err[i] = pct_error(sim_hbm_gbps(system, points[i].pattern, points[i].bytes), points[i].gbps);
   });
   return err;
@@ -287,6 +238,8 @@ double pct_error(double simulated, double measured) {
   if (!(measured > 0)) throw ModelError("validation", "measured value must be > 0 for a % error");
   return 100.0 * (simulated - measured) / measured;
 }
+
+double round2(double x) { return std::round(x * 100.0) / 100.0; }
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -386,13 +339,13 @@ ToleranceFile load_tolerances(const std::filesystem::path& file) {
   return out;
 }
 
-std::filesystem::path find_input(const Env& env, const std::string& path) {
+std::filesystem::path find_input(const studies::Env& env, const std::string& path) {
   if (std::filesystem::exists(path)) return path;
   if (std::filesystem::exists(env.source_dir / path)) return env.source_dir / path;
   throw ConfigError(path, "", "no such file (also looked under " + env.source_dir.string() + ")");
 }
 
-std::string display_path(const Env& env, const std::filesystem::path& path) {
+std::string display_path(const studies::Env& env, const std::filesystem::path& path) {
   std::error_code ec;
   const auto abs = std::filesystem::weakly_canonical(path, ec);
   const auto root = std::filesystem::weakly_canonical(env.source_dir, ec);
@@ -401,4 +354,4 @@ std::string display_path(const Env& env, const std::filesystem::path& path) {
   return path.generic_string();
 }
 
-}  // namespace t3sim::cli::validation
+}  // namespace t3sim::validation
