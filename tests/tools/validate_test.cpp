@@ -69,6 +69,7 @@ TEST(ValidationCsv, RejectsMalformedRows) {
   const auto coll =
       write_temp("coll.csv", "size_bytes,time_us,algbw_gbps,busbw_gbps\n1024,1.0,2.0,3.5x\n");
   expect_row_error([&] { load_collective_csv(coll); }, coll, 2, "busbw_gbps");
+  expect_row_error([&] { load_collective_csv(coll); }, coll, 2, "fix the row or delete it");
   const auto hbm = write_temp("hbm.csv", "pattern,bytes,median_us,gbps\nscan,1024,1.0,2.0\n");
   expect_row_error([&] { load_hbm_csv(hbm); }, hbm, 2, "pattern 'scan'");
   const auto mamf =

@@ -27,6 +27,10 @@ struct Csv {
   [[noreturn]] void fail(int line, const std::string& message) const {
     throw ConfigError(file, "line " + std::to_string(line), message);
   }
+  // A malformed data row: the message plus the fix.
+  [[noreturn]] void fail_row(int line, const std::string& message) const {
+    fail(line, message + " (fix the row or delete it)");
+  }
 };
 
 Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& headers) {
@@ -58,8 +62,8 @@ Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& 
     while (std::getline(ss, field, ',')) row.fields.push_back(field);
     if (text.back() == ',') row.fields.emplace_back();
     if (row.fields.size() != columns) {
-      csv.fail(line, "expected " + std::to_string(columns) + " fields, got " +
-                         std::to_string(row.fields.size()));
+      csv.fail_row(line, "expected " + std::to_string(columns) + " fields, got " +
+                             std::to_string(row.fields.size()));
     }
     csv.rows.push_back(std::move(row));
   }
@@ -71,14 +75,15 @@ uint64_t to_u64(const Csv& csv, const Csv::Row& row, size_t col, const char* wha
   const std::string& s = row.fields[col];
   const bool digits = !s.empty() && s.size() <= 19 &&
                       std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits) csv.fail(row.line, std::string(what) + " '" + s + "' is not a non-negative integer");
+  if (!digits)
+    csv.fail_row(row.line, std::string(what) + " '" + s + "' is not a non-negative integer");
   return std::stoull(s);
 }
 
 uint64_t to_dim(const Csv& csv, const Csv::Row& row, size_t col, const char* what) {
   const uint64_t v = to_u64(csv, row, col, what);
   if (v == 0 || v > (uint64_t{1} << 22)) {
-    csv.fail(row.line, std::string(what) + " " + std::to_string(v) + " is outside 1..4194304");
+    csv.fail_row(row.line, std::string(what) + " " + std::to_string(v) + " is outside 1..4194304");
   }
   return v;
 }
@@ -93,7 +98,7 @@ double to_real(const Csv& csv, const Csv::Row& row, size_t col, const char* what
     used = 0;
   }
   if (used == 0 || used != s.size() || !std::isfinite(v) || v < 0) {
-    csv.fail(row.line, std::string(what) + " '" + s + "' is not a non-negative number");
+    csv.fail_row(row.line, std::string(what) + " '" + s + "' is not a non-negative number");
   }
   return v;
 }
