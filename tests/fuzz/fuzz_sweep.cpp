@@ -1,4 +1,4 @@
-// Fuzz target: sweep specs (tools/cli/sweep_spec.h). The document is resolved like a file under
+// Fuzz target: sweep specs (tools/studies/sweep_spec.h). The document is resolved like a file under
 // configs/sweeps/ ("extends" against the repository's configs/) and read by read_sweep with an Env
 // on the source tree, so every axis value is checked against the real systems and models (each
 // config-path value builds a System). Properties: only ConfigError/UsageError/UnitError escape;

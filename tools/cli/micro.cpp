@@ -65,18 +65,9 @@ int cmd_membw(const Args& args, const Env& env) {
   const Bytes bytes = parse_bytes(size);
   if (bytes.count() == 0 || bytes > Bytes::gib(64))
     throw UsageError("--bytes must be in 1 B..64 GiB");
-  using common::MemCmd;
-  std::vector<MemCmd> cmds;
-  if (pattern == "read")
-    cmds = {MemCmd::kRead};
-  else if (pattern == "write")
-    cmds = {MemCmd::kWrite};
-  else if (pattern == "copy")
-    cmds = {MemCmd::kRead, MemCmd::kWrite};
-  else if (pattern == "update")
-    cmds = {MemCmd::kUpdate};
-  else
-    throw UsageError("--pattern must be read, write, copy or update");
+  const auto found = studies::hbm_pattern_commands(pattern);
+  if (!found || pattern == "rmw") throw UsageError("--pattern must be read, write, copy or update");
+  const std::vector<common::MemCmd>& cmds = *found;
   const Duration t = studies::probe_hbm_streams(load_system(env, sys, sets), cmds, bytes.count());
   nlohmann::ordered_json j;
   j["pattern"] = pattern;

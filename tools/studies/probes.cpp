@@ -43,6 +43,16 @@ GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape) {
   return p;
 }
 
+std::optional<std::vector<common::MemCmd>> hbm_pattern_commands(std::string_view pattern) {
+  using common::MemCmd;
+  if (pattern == "read") return std::vector<MemCmd>{MemCmd::kRead};
+  if (pattern == "write") return std::vector<MemCmd>{MemCmd::kWrite};
+  if (pattern == "copy") return std::vector<MemCmd>{MemCmd::kRead, MemCmd::kWrite};
+  if (pattern == "update") return std::vector<MemCmd>{MemCmd::kUpdate};
+  if (pattern == "rmw") return std::vector<MemCmd>{MemCmd::kRead, MemCmd::kRead, MemCmd::kWrite};
+  return std::nullopt;
+}
+
 Duration probe_hbm_streams(const ConfigDoc& system, const std::vector<common::MemCmd>& cmds,
                            uint64_t bytes) {
   system::Scenario sc(system, 1, nullptr);

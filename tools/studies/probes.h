@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/collectives/collective.h"
@@ -25,6 +27,11 @@ struct GemmProbe {
 };
 // One M x N x K GEMM (2-byte elements) on all CUs of GPU 0.
 GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape);
+
+// The HBM commands streamed at once for a pattern: read, write, copy (read + write), update (one
+// NMC read-modify-write command) and rmw (hbm_bench's a[i] += b[i]: two reads and a write).
+// nullopt for any other name.
+std::optional<std::vector<common::MemCmd>> hbm_pattern_commands(std::string_view pattern);
 
 // Streams `bytes` through GPU 0's HBM once per command, all streams at once (transaction-sized
 // requests, 4096 in flight each); returns the time until the last one completes.

@@ -193,18 +193,10 @@ double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t
 }
 
 double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_t bytes) {
-  using common::MemCmd;
-  std::vector<MemCmd> cmds;
-  if (pattern == "read")
-    cmds = {MemCmd::kRead};
-  else if (pattern == "write")
-    cmds = {MemCmd::kWrite};
-  else if (pattern == "copy")
-    cmds = {MemCmd::kRead, MemCmd::kWrite};
-  else if (pattern == "rmw")
-    cmds = {MemCmd::kRead, MemCmd::kRead, MemCmd::kWrite};
-  else
+  const auto found = studies::hbm_pattern_commands(pattern);
+  if (!found || pattern == "update")
     throw UsageError("HBM pattern must be read, write, copy or rmw (got '" + pattern + "')");
+  const std::vector<common::MemCmd>& cmds = *found;
   const double moved = static_cast<double>(bytes) * static_cast<double>(cmds.size());
   return moved / studies::probe_hbm_streams(system, cmds, bytes).to_s() / 1e9;
 }
