@@ -14,6 +14,7 @@ does not exist or the arguments are wrong. Needs only the standard library, nump
 """
 
 import csv
+import json
 import math
 import os
 import sys
@@ -25,6 +26,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.transforms import blended_transform_factory, offset_copy  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validation",
+                                "t3-paper"))
+from paper_numbers import load_paper  # noqa: E402
 
 PROG = "plot_t3"
 
@@ -79,14 +84,35 @@ TRAFFIC_LABELS = {
     "ag_write": "AG write",
 }
 
-# The paper's geomean numbers (reference/t3-paper.md §2.4, §6.1, §6.3, §6.4).
-PAPER_FIG6 = [("ideal_x", 1.67, "paper ideal 1.67×"), ("cu8_x", 1.18, "paper AR 8 CUs 1.18×"),
-              ("cu16_x", 1.49, "paper AR 16 CUs 1.49×")]
-PAPER_FIG16_GEOMEAN_PCT = {"ideal": 35.0, "t3": 20.0, "t3-mca": 30.0}
-PAPER_LARGE_GEOMEAN_PCT = {"t3-mca": 29.0}
-PAPER_E2E_GEOMEAN_PCT = {"training_speedup_pct": {"t3": 7.0, "t3-mca": 10.0},
-                         "inference_speedup_pct": {"t3": 9.0, "t3-mca": 12.0}}
-PAPER_FIG18_TOTAL_REDUCTION_PCT = 22.0
+# The paper's geomean numbers (t3-paper.md §2.4, §6.1, §6.3, §6.4), set by load_paper_refs() from
+# the experiment file's "paper" block (validation/t3-paper/paper_numbers.py), the one place they
+# are written.
+PAPER_FIG6 = []
+PAPER_FIG16_GEOMEAN_PCT = {}
+PAPER_LARGE_GEOMEAN_PCT = {}
+PAPER_E2E_GEOMEAN_PCT = {"training_speedup_pct": {}, "inference_speedup_pct": {}}
+PAPER_FIG18_TOTAL_REDUCTION_PCT = 0.0
+
+
+def load_paper_refs(d):
+    """Sets the PAPER_* references from the experiment named in d/summary.json."""
+    global PAPER_FIG6, PAPER_FIG16_GEOMEAN_PCT, PAPER_LARGE_GEOMEAN_PCT
+    global PAPER_E2E_GEOMEAN_PCT, PAPER_FIG18_TOTAL_REDUCTION_PCT
+    try:
+        with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
+            name = json.load(f).get("experiment", "t3-paper")
+    except (OSError, ValueError):
+        name = "t3-paper"
+    p = load_paper(name)
+    f6 = p["fig6"]
+    PAPER_FIG6 = [(k, f6[k], f"paper {what} {f6[k]:g}×")
+                  for k, what in (("ideal_x", "ideal"), ("cu8_x", "AR 8 CUs"), ("cu16_x", "AR 16 CUs"))]
+    PAPER_FIG16_GEOMEAN_PCT = {m: float(v["geomean"]) for m, v in p["fig16"].items()}
+    PAPER_LARGE_GEOMEAN_PCT = {m: float(v["geomean"]) for m, v in p["large_models"].items()}
+    PAPER_E2E_GEOMEAN_PCT = {
+        f"{kind}_speedup_pct": {m: float(v[f"{kind}_geomean_pct"]) for m, v in p["e2e"].items()}
+        for kind in ("training", "inference")}
+    PAPER_FIG18_TOTAL_REDUCTION_PCT = float(p["data_movement"]["geomean_reduction_pct"])
 
 
 def norm_mode(m):
@@ -629,6 +655,7 @@ def main(argv):
     if not os.path.isdir(d):
         print(f"{PROG}: {d}: no such directory", file=sys.stderr)
         return 2
+    load_paper_refs(d)
     failed = 0
     for f in FIGURES:
         try:

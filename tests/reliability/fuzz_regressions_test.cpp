@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "cli/sweep_spec.h"
 #include "models/system/system.h"
 #include "models/workload/kineto_import.h"
 #include "models/workload/trace.h"
@@ -15,6 +14,7 @@
 #include "sim/errors.h"
 #include "sim/params.h"
 #include "tests/reliability/rejects.h"
+#include "tools/studies/sweep_spec.h"
 
 namespace t3sim::reliability {
 namespace {
@@ -77,7 +77,7 @@ TEST(FuzzRegressions, SweepAxisPathWithEqualsOrBadPointer) {
                        {"name", "fz"},
                        {"base", {{"system", system}, {"model", "t-nlg"}}},
                        {"axes", {{{"path", path}, {"values", {"1 TB/s", "2 TB/s"}}}}}};
-    return cli::read_sweep(source_env(), config_from_json(spec, "fz.json"));
+    return studies::read_sweep(source_env(), config_from_json(spec, "fz.json"));
   };
   EXPECT_TRUE(rejects<ConfigError>([&] { sweep("hbm=.bandwidth"); }, "/axes/0/path"));
   EXPECT_TRUE(rejects<ConfigError>([&] { sweep("/hbm/band~2width"); }, "unknown path"));

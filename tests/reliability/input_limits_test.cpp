@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "cli/sweep_spec.h"
 #include "models/collectives/library.h"
 #include "models/fabric/specs.h"
 #include "models/gpu/dma_engine.h"
@@ -24,6 +23,7 @@
 #include "sim/params.h"
 #include "sim/units_parse.h"
 #include "tests/reliability/rejects.h"
+#include "tools/studies/sweep_spec.h"
 
 namespace t3sim::reliability {
 namespace {
@@ -52,7 +52,7 @@ TEST(InputLimits, TpZeroAndOneBillion) {
   // tp 0 means "keep the system's GPU count" (common.h contract).
   EXPECT_EQ(cli::load_system(env, "t3-ring-8", {}, 0).root.at("gpus"), 8);
   for (const int tp : {0, 1'000'000'000}) {
-    EXPECT_TRUE(rejects<ConfigError>([&] { cli::read_sweep(env, sweep_with_axis("tp", {tp})); },
+    EXPECT_TRUE(rejects<ConfigError>([&] { studies::read_sweep(env, sweep_with_axis("tp", {tp})); },
                                      "'tp' must be in 1..4096"));
   }
 }
@@ -62,11 +62,13 @@ TEST(InputLimits, TokensTenToTheFifteenth) {
   const int64_t tokens = 1'000'000'000'000'000;
   EXPECT_TRUE(rejects<ConfigError>([&] { cli::choose_sublayer(env, "t-nlg", 8, "fc2", tokens); },
                                    "is outside"));
-  EXPECT_TRUE(rejects<ConfigError>(
-      [&] { cli::read_sweep(env, sweep_with_axis("tokens", {tokens})); }, "'tokens' must be in"));
+  EXPECT_TRUE(
+      rejects<ConfigError>([&] { studies::read_sweep(env, sweep_with_axis("tokens", {tokens})); },
+                           "'tokens' must be in"));
   json sweep = sweep_with_axis("tp", {8}).root;
   sweep["base"]["tokens"] = tokens;
-  EXPECT_TRUE(rejects<ConfigError>([&] { cli::read_sweep(env, doc_of(sweep)); }, "out of range"));
+  EXPECT_TRUE(
+      rejects<ConfigError>([&] { studies::read_sweep(env, doc_of(sweep)); }, "out of range"));
 }
 
 TEST(InputLimits, ZeroBandwidthLinkAndHbm) {
@@ -82,7 +84,9 @@ TEST(InputLimits, ZeroBandwidthLinkAndHbm) {
   EXPECT_TRUE(rejects<ConfigError>([&] { hbm::HbmConfig::from(ConfigNode::root(thin)); },
                                    "rounds to 0 B/s per channel"));
   EXPECT_TRUE(rejects<ConfigError>(
-      [&] { cli::read_sweep(source_env(), sweep_with_axis("fabric.link.bandwidth", {"0 B/s"})); },
+      [&] {
+        studies::read_sweep(source_env(), sweep_with_axis("fabric.link.bandwidth", {"0 B/s"}));
+      },
       "value rejected"));
 }
 
@@ -97,7 +101,7 @@ TEST(InputLimits, TrackerCapacityZero) {
                                    "tracker_entries"));
   // "Every path and value is checked before anything runs" (sweep_spec.h).
   EXPECT_TRUE(rejects<ConfigError>(
-      [&] { cli::read_sweep(source_env(), sweep_with_axis("t3.tracker_entries", {0})); },
+      [&] { studies::read_sweep(source_env(), sweep_with_axis("t3.tracker_entries", {0})); },
       "tracker_entries"));
 }
 

@@ -1,8 +1,8 @@
-// A reduced `t3sim reproduce`: one Fig. 16 model (Mega-GPT-2, TP 8, FC-2 and OP), one "large"
-// point, two Fig. 6 splits. Checks the output set (summary.json keys, report.md, CSV tables,
-// points.json) and the mechanisms behind the paper's claims: T3 and T3-MCA beat sequential on
-// FC-2, DRAM traffic and RS reads go down, MCA is never more than 0.5 % slower than T3.
-// (plot_t3.py runs too; PNGs are not checked, matplotlib may be absent.)
+// A reduced reproduction through the studies library: one Fig. 16 model (Mega-GPT-2, TP 8, FC-2 and
+// OP), one "large" point, two Fig. 6 splits. Checks the output set (summary.json keys, report.md,
+// CSV tables, points.json) and the mechanisms behind the paper's claims: T3 and T3-MCA beat
+// sequential on FC-2, DRAM traffic and RS reads go down, MCA is never more than 0.5 % slower than
+// T3.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,16 +15,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
 #include "sim/errors.h"
+#include "tools/studies/reproduction.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 namespace {
 
 namespace fs = std::filesystem;
 const fs::path kSource = T3SIM_SOURCE_DIR;
 
-Env env() { return Env{kSource / "configs", kSource, false}; }
+Env env() { return Env{kSource / "configs", kSource}; }
+
+Reproduction reproduce(const fs::path& experiment, const fs::path& out, unsigned threads = 2) {
+  return run_reproduction(env(), ReproductionRequest{experiment, out, threads, nullptr});
+}
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -156,10 +160,15 @@ void check_mechanisms(const nlohmann::json& summary, const nlohmann::json& point
 TEST(Reproduce, ReducedExperiment) {
   const fs::path dir = fresh_dir("reproduce");
   std::ofstream(dir / "exp.json") << kExperiment;
-  ASSERT_EQ(cmd_reproduce({"--experiment", (dir / "exp.json").string(), "--out",
-                           (dir / "out").string(), "--jobs", "2"},
-                          env()),
-            0);
+  size_t progress_calls = 0;
+  const Reproduction rep = run_reproduction(
+      env(), ReproductionRequest{dir / "exp.json", dir / "out", 2, [&](size_t done, size_t total) {
+                                   ++progress_calls;
+                                   EXPECT_LE(done, total);
+                                 }});
+  EXPECT_EQ(rep.points.size(), 3u);
+  EXPECT_EQ(progress_calls, rep.runs);
+  EXPECT_EQ(rep.dir, dir / "out");
   const auto summary = nlohmann::json::parse(slurp(dir / "out" / "summary.json"), nullptr, false);
   const auto points = nlohmann::json::parse(slurp(dir / "out" / "points.json"), nullptr, false);
   ASSERT_FALSE(summary.is_discarded()) << "summary.json missing or not JSON";
@@ -188,16 +197,12 @@ TEST(ReproduceErrors, BadExperimentIsConfigError) {
   auto exp = nlohmann::json::parse(kExperiment);
   exp["fig16"]["modes"] = {"t3", "sequential"};  // the baseline must come first
   std::ofstream(d / "first.json") << exp.dump();
-  EXPECT_THROW(
-      cmd_reproduce({"--experiment", (d / "first.json").string(), "--out", (d / "out").string()},
-                    env()),
-      ConfigError);
+  EXPECT_THROW(reproduce(d / "first.json", d / "out"), ConfigError);
   exp = nlohmann::json::parse(kExperiment);
   exp["fig16"]["models"] = {"mega-gtp2"};
   std::ofstream(d / "model.json") << exp.dump();
   try {
-    cmd_reproduce({"--experiment", (d / "model.json").string(), "--out", (d / "out").string()},
-                  env());
+    reproduce(d / "model.json", d / "out");
     ADD_FAILURE() << "no error for an unknown model";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
@@ -206,4 +211,4 @@ TEST(ReproduceErrors, BadExperimentIsConfigError) {
 }
 
 }  // namespace
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

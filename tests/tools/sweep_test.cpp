@@ -1,8 +1,8 @@
-// `t3sim sweep` (tools/cli/sweep*.h): spec errors are one-line ConfigErrors that name the problem
-// (unknown path with a suggestion, empty axis, type mismatch, duplicated path); the cartesian /
-// zip point order; the output file is byte-identical for --jobs 1 and --jobs 2, in CSV and JSON
-// Lines; --resume after a torn write skips finished points, reruns the rest and ends with the
-// same bytes as a fresh run. Uses configs/sweeps/tiny.json (8 points of ~0.1 s each).
+// The sweep engine (tools/studies/sweep*.h): spec errors are one-line ConfigErrors that name the
+// problem (unknown path with a suggestion, empty axis, type mismatch, duplicated path); the
+// cartesian / zip point order; the output file is byte-identical for --jobs 1 and --jobs 2, in CSV
+// and JSON Lines; --resume after a torn write skips finished points, reruns the rest and ends with
+// the same bytes as a fresh run. Uses configs/sweeps/tiny.json (8 points of ~0.1 s each).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,19 +17,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
-#include "cli/sweep_spec.h"
 #include "sim/config.h"
 #include "sim/errors.h"
+#include "tools/studies/sweep_runner.h"
+#include "tools/studies/sweep_spec.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 namespace {
 
 namespace fs = std::filesystem;
 const fs::path kSource = T3SIM_SOURCE_DIR;
 const fs::path kTiny = kSource / "configs" / "sweeps" / "tiny.json";
 
-Env env() { return Env{kSource / "configs", kSource, false}; }
+Env env() { return Env{kSource / "configs", kSource}; }
 
 fs::path temp_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -60,10 +60,12 @@ std::vector<std::string> lines_of(const std::string& s) {
   return v;
 }
 
-int sweep(const fs::path& spec, const fs::path& out, unsigned jobs, bool resume = false) {
-  Args a{spec.string(), "--out", out.string(), "--jobs", std::to_string(jobs)};
-  if (resume) a.push_back("--resume");
-  return cmd_sweep(a, env());
+// Runs a sweep through the library; returns the number of points run by this call.
+size_t sweep(const fs::path& spec, const fs::path& out, unsigned jobs, bool resume = false) {
+  const SweepSpec s = read_sweep(env(), load_config(spec.string(), {kSource / "configs"}));
+  const SweepRun r = run_sweep(env(), s, SweepRequest{out, jobs, resume, nullptr, nullptr});
+  EXPECT_EQ(r.points, s.points());
+  return r.run_now;
 }
 
 // A spec around the tiny base with the given axes.
@@ -175,8 +177,8 @@ TEST(SweepSpec, ZipVariesMembersTogether) {
 
 TEST(Sweep, OutputIdenticalForOneAndTwoJobs) {
   const fs::path d = temp_dir();
-  ASSERT_EQ(sweep(kTiny, d / "j1.csv", 1), 0);
-  ASSERT_EQ(sweep(kTiny, d / "j2.csv", 2), 0);
+  ASSERT_EQ(sweep(kTiny, d / "j1.csv", 1), 8u);
+  ASSERT_EQ(sweep(kTiny, d / "j2.csv", 2), 8u);
   const std::string a = slurp(d / "j1.csv"), b = slurp(d / "j2.csv");
   EXPECT_EQ(a, b);
   const auto rows = lines_of(a);
@@ -189,9 +191,9 @@ TEST(Sweep, OutputIdenticalForOneAndTwoJobs) {
 
 TEST(Sweep, JsonLinesOutputIdenticalForOneAndTwoJobsAndMatchesCsv) {
   const fs::path d = temp_dir();
-  ASSERT_EQ(sweep(kTiny, d / "j1.jsonl", 1), 0);
-  ASSERT_EQ(sweep(kTiny, d / "j2.jsonl", 2), 0);
-  ASSERT_EQ(sweep(kTiny, d / "j2.csv", 2), 0);
+  ASSERT_EQ(sweep(kTiny, d / "j1.jsonl", 1), 8u);
+  ASSERT_EQ(sweep(kTiny, d / "j2.jsonl", 2), 8u);
+  ASSERT_EQ(sweep(kTiny, d / "j2.csv", 2), 8u);
   const std::string a = slurp(d / "j1.jsonl");
   EXPECT_EQ(a, slurp(d / "j2.jsonl"));
   const auto rows = lines_of(a);
@@ -229,7 +231,7 @@ TEST(Sweep, JsonLinesOutputIdenticalForOneAndTwoJobsAndMatchesCsv) {
 
 TEST(Sweep, ResumeAfterTornWriteEqualsFreshRun) {
   const fs::path d = temp_dir();
-  ASSERT_EQ(sweep(kTiny, d / "fresh.csv", 2), 0);
+  ASSERT_EQ(sweep(kTiny, d / "fresh.csv", 2), 8u);
   const std::string fresh = slurp(d / "fresh.csv");
   const auto rows = lines_of(fresh);
   ASSERT_EQ(rows.size(), 9u);
@@ -237,7 +239,7 @@ TEST(Sweep, ResumeAfterTornWriteEqualsFreshRun) {
   std::string partial = rows[0] + "\n" + rows[1] + "\n" + rows[2] + "\n" + rows[3] + "\n" +
                         rows[4].substr(0, rows[4].size() / 2);
   write(d / "resumed.csv", partial);
-  ASSERT_EQ(sweep(kTiny, d / "resumed.csv", 2, true), 0);
+  ASSERT_EQ(sweep(kTiny, d / "resumed.csv", 2, true), 5u);  // points 3..7
   const std::string resumed = slurp(d / "resumed.csv");
   EXPECT_EQ(resumed, fresh);
   std::set<std::string> idx;
@@ -247,7 +249,7 @@ TEST(Sweep, ResumeAfterTornWriteEqualsFreshRun) {
 
 TEST(Sweep, ResumeSkipsFinishedPointsAndRerunsTheRest) {
   const fs::path d = temp_dir();
-  ASSERT_EQ(sweep(kTiny, d / "fresh.csv", 2), 0);
+  ASSERT_EQ(sweep(kTiny, d / "fresh.csv", 2), 8u);
   const auto rows = lines_of(slurp(d / "fresh.csv"));
   ASSERT_EQ(rows.size(), 9u);
   // Point 1 carries a marker value: if --resume reran it, the marker would be overwritten.
@@ -255,7 +257,7 @@ TEST(Sweep, ResumeSkipsFinishedPointsAndRerunsTheRest) {
   marked = marked.substr(0, marked.rfind(',')) + ",424242";
   write(d / "resumed.csv",
         rows[0] + "\n" + rows[1] + "\n" + marked + "\n" + rows[6] + "\n" + rows[7].substr(0, 5));
-  ASSERT_EQ(sweep(kTiny, d / "resumed.csv", 1, true), 0);
+  ASSERT_EQ(sweep(kTiny, d / "resumed.csv", 1, true), 5u);  // all but 0, 1, 5
   const auto out = lines_of(slurp(d / "resumed.csv"));
   ASSERT_EQ(out.size(), 9u);
   for (size_t i = 0; i < out.size(); ++i) {
@@ -265,13 +267,13 @@ TEST(Sweep, ResumeSkipsFinishedPointsAndRerunsTheRest) {
 
 TEST(Sweep, ResumeJsonLinesAfterTornWriteEqualsFreshRun) {
   const fs::path d = temp_dir();
-  ASSERT_EQ(sweep(kTiny, d / "fresh.jsonl", 2), 0);
+  ASSERT_EQ(sweep(kTiny, d / "fresh.jsonl", 2), 8u);
   const std::string fresh = slurp(d / "fresh.jsonl");
   const auto rows = lines_of(fresh);
   ASSERT_EQ(rows.size(), 8u);
   // Out of order (as threads finish), then a torn line.
   write(d / "resumed.jsonl", rows[5] + "\n" + rows[0] + "\n" + rows[3].substr(0, 20));
-  ASSERT_EQ(sweep(kTiny, d / "resumed.jsonl", 2, true), 0);
+  ASSERT_EQ(sweep(kTiny, d / "resumed.jsonl", 2, true), 6u);  // all but 0, 5
   EXPECT_EQ(slurp(d / "resumed.jsonl"), fresh);
 }
 
@@ -284,11 +286,11 @@ TEST(Sweep, ResumeWithAnotherSpecsHeaderIsAnError) {
 
 TEST(Sweep, WithoutResumeAnExistingFileIsReplaced) {
   const fs::path d = temp_dir();
-  ASSERT_EQ(sweep(kTiny, d / "fresh.csv", 2), 0);
+  ASSERT_EQ(sweep(kTiny, d / "fresh.csv", 2), 8u);
   write(d / "old.csv", "garbage\n1,2,3\n");
-  ASSERT_EQ(sweep(kTiny, d / "old.csv", 2), 0);
+  ASSERT_EQ(sweep(kTiny, d / "old.csv", 2), 8u);
   EXPECT_EQ(slurp(d / "old.csv"), slurp(d / "fresh.csv"));
 }
 
 }  // namespace
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

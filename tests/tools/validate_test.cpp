@@ -1,7 +1,7 @@
-// Tests of the validation sets (tools/cli/validation_sets.h): CSV loaders reject malformed rows
-// with a one-line "FILE: line N: ..." error, the error statistics on fixed inputs, the scalar fit
-// recovering a known GEMM efficiency from synthetic rows, and the stored tolerances file.
-#include "cli/validation_sets.h"
+// Tests of the validation sets (validation/lib/validation_sets.h): CSV loaders reject malformed
+// rows with a one-line "FILE: line N: ..." error, the error statistics on fixed inputs, the scalar
+// fit recovering a known GEMM efficiency from synthetic rows, and the stored tolerances file.
+#include "validation/lib/validation_sets.h"
 
 #include <fstream>
 #include <string>
@@ -11,7 +11,7 @@
 #include "models/system/system.h"
 #include "sim/errors.h"
 
-namespace t3sim::cli::validation {
+namespace t3sim::validation {
 namespace {
 
 namespace fs = std::filesystem;
@@ -69,6 +69,7 @@ TEST(ValidationCsv, RejectsMalformedRows) {
   const auto coll =
       write_temp("coll.csv", "size_bytes,time_us,algbw_gbps,busbw_gbps\n1024,1.0,2.0,3.5x\n");
   expect_row_error([&] { load_collective_csv(coll); }, coll, 2, "busbw_gbps");
+  expect_row_error([&] { load_collective_csv(coll); }, coll, 2, "fix the row or delete it");
   const auto hbm = write_temp("hbm.csv", "pattern,bytes,median_us,gbps\nscan,1024,1.0,2.0\n");
   expect_row_error([&] { load_hbm_csv(hbm); }, hbm, 2, "pattern 'scan'");
   const auto mamf =
@@ -165,4 +166,4 @@ TEST(ValidationTolerances, StoredFileCoversTheExperiments) {
 }
 
 }  // namespace
-}  // namespace t3sim::cli::validation
+}  // namespace t3sim::validation

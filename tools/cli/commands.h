@@ -1,17 +1,20 @@
 // The t3sim subcommands. Each lives in its own file under tools/cli/ and parses its own options
 // (Boost.Program_options). A command returns its exit code (0 ok); bad input is reported by
-// throwing ConfigError or UsageError, which main() turns into one line and exit code 2.
+// throwing ConfigError or UsageError, which main() turns into one line and exit code 2. The work
+// itself is one call into the studies (tools/studies) or validation (validation/lib) library; the
+// command parses, calls and prints.
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "tools/studies/env.h"
+
 namespace t3sim::cli {
 
-struct Env {
-  std::filesystem::path configs_dir;  // where presets/, systems/, models/ live
-  std::filesystem::path source_dir;   // the repository (tools/ scripts, validation data)
+// The studies' input paths plus what only the CLI needs (whether progress may redraw a line).
+struct Env : studies::Env {
   bool stderr_is_tty = false;
 };
 

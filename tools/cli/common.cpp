@@ -24,44 +24,4 @@ bool parse_options(const Args& args, const po::options_description& desc, po::va
   return true;
 }
 
-ConfigDoc load_system(const Env& env, const std::string& name, const std::vector<std::string>& sets,
-                      int tp) {
-  ConfigDoc doc = system::load_system_config(name, env.configs_dir, sets);
-  if (tp > 0) {
-    if (tp > 4096) throw UsageError("--tp " + std::to_string(tp) + " is out of range (1..4096)");
-    const auto& fabric = doc.root.at("fabric");
-    if (!fabric.contains("gpus")) {
-      throw ConfigError(doc.file, "/fabric",
-                        "--tp needs a fabric with a \"gpus\" count (ring, "
-                        "switch or fully_connected); pick a matching system");
-    }
-    apply_override(doc, "gpus=" + std::to_string(tp));
-    apply_override(doc, "fabric.gpus=" + std::to_string(tp));
-  }
-  return doc;
-}
-
-workload::Pass ar_pass(workload::Sublayer s) {
-  return (s == workload::Sublayer::kOp || s == workload::Sublayer::kFc2) ? workload::Pass::kFwd
-                                                                         : workload::Pass::kBwd;
-}
-
-SublayerChoice choose_sublayer(const Env& env, const std::string& model, int tp,
-                               const std::string& sublayer, int64_t tokens) {
-  SublayerChoice c;
-  c.model = workload::load_model_by_name(model, env.configs_dir / "models");
-  const auto sl = workload::parse_sublayer(sublayer);
-  if (!sl || *sl == workload::Sublayer::kAttn) {
-    throw UsageError("--sublayer must be one of op, fc2, fc1, ip (got '" + sublayer + "')");
-  }
-  c.sublayer = *sl;
-  c.pass = ar_pass(*sl);
-  c.tokens = tokens > 0 ? tokens : c.model.seq_len * c.model.micro_batch;
-  const workload::T3Sublayer t = workload::t3_sublayer(c.model, tp, c.tokens, c.sublayer, c.pass);
-  c.spec.shape = gpu::GemmShape{static_cast<uint64_t>(t.gemm.m), static_cast<uint64_t>(t.gemm.n),
-                                static_cast<uint64_t>(t.gemm.k)};
-  c.spec.elem_bytes = 2;
-  return c;
-}
-
 }  // namespace t3sim::cli

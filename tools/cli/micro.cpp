@@ -1,14 +1,13 @@
 // Microbenchmarks on one system: `t3sim gemm` (one GEMM on GPU 0), `t3sim membw` (HBM streaming
 // bandwidth of GPU 0 for read/write/copy/update), `t3sim p2p` (a remote write between two GPUs).
+// Each parses, runs one probe of the studies library (tools/studies/probes.h) and prints.
 #include <cstdio>
 #include <iostream>
-#include <memory>
 
 #include "cli/common.h"
-#include "cli/validation_sets.h"
-#include "models/system/scenario.h"
 #include "sim/errors.h"
 #include "sim/units_parse.h"
+#include "tools/studies/probes.h"
 
 namespace t3sim::cli {
 namespace {
@@ -21,17 +20,6 @@ void print(bool json, const nlohmann::ordered_json& j) {
   for (auto it = j.begin(); it != j.end(); ++it)
     std::cout << it.key() << ": " << it.value() << "\n";
 }
-
-class Counter : public gpu::AccessDone {
- public:
-  void access_done(uint64_t) override {
-    ++done;
-    last = now_fn();
-  }
-  std::function<Tick()> now_fn;
-  uint64_t done = 0;
-  Tick last{};
-};
 
 }  // namespace
 
@@ -53,22 +41,12 @@ int cmd_gemm(const Args& args, const Env& env) {
   if (m == 0 || n == 0 || k == 0 || m > limit || n > limit || k > limit) {
     throw UsageError("-m, -n, -k must be in 1.." + std::to_string(limit));
   }
-  const ConfigDoc doc = load_system(env, sys, sets);
-  system::Scenario sc(doc, 1, nullptr);
-  const gpu::GemmShape shape{m, n, k};
-  sc.allocate(shape, 2);
-  auto& kern = sc.launch_local_gemm(0, shape, 2, sc.spec().cus, nullptr);
-  sc.run();
-  const double t_us = (kern.done() - kern.start()).to_us();
-  const uint32_t tiles = static_cast<uint32_t>(((m + sc.spec().tile_m - 1) / sc.spec().tile_m) *
-                                               ((n + sc.spec().tile_n - 1) / sc.spec().tile_n));
+  const studies::GemmProbe p = studies::probe_gemm(load_system(env, sys, sets), {m, n, k});
   nlohmann::ordered_json j;
-  j["time_us"] = t_us;
-  j["tflops"] =
-      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / (t_us * 1e6);
-  j["dram_bytes"] = sc.dram_total();
-  j["waves"] =
-      (tiles + sc.spec().cus * sc.spec().wgs_per_cu - 1) / (sc.spec().cus * sc.spec().wgs_per_cu);
+  j["time_us"] = p.time_us;
+  j["tflops"] = p.tflops;
+  j["dram_bytes"] = p.dram_bytes;
+  j["waves"] = p.waves;
   print(vm["json"].as<bool>(), j);
   return 0;
 }
@@ -87,19 +65,10 @@ int cmd_membw(const Args& args, const Env& env) {
   const Bytes bytes = parse_bytes(size);
   if (bytes.count() == 0 || bytes > Bytes::gib(64))
     throw UsageError("--bytes must be in 1 B..64 GiB");
-  using common::MemCmd;
-  std::vector<MemCmd> cmds;
-  if (pattern == "read")
-    cmds = {MemCmd::kRead};
-  else if (pattern == "write")
-    cmds = {MemCmd::kWrite};
-  else if (pattern == "copy")
-    cmds = {MemCmd::kRead, MemCmd::kWrite};
-  else if (pattern == "update")
-    cmds = {MemCmd::kUpdate};
-  else
-    throw UsageError("--pattern must be read, write, copy or update");
-  const Duration t = validation::sim_hbm_streams(load_system(env, sys, sets), cmds, bytes.count());
+  const auto found = studies::hbm_pattern_commands(pattern);
+  if (!found || pattern == "rmw") throw UsageError("--pattern must be read, write, copy or update");
+  const std::vector<common::MemCmd>& cmds = *found;
+  const Duration t = studies::probe_hbm_streams(load_system(env, sys, sets), cmds, bytes.count());
   nlohmann::ordered_json j;
   j["pattern"] = pattern;
   j["bytes"] = bytes.count() * cmds.size();
@@ -128,37 +97,13 @@ int cmd_p2p(const Args& args, const Env& env) {
   const Bytes bytes = parse_bytes(size);
   if (bytes.count() == 0 || bytes > Bytes::gib(64))
     throw UsageError("--bytes must be in 1 B..64 GiB");
-  const ConfigDoc doc = load_system(env, sys, sets);
-  system::Scenario sc(doc, 1, nullptr);
-  if (src < 0 || dst < 0 || src >= sc.gpus() || dst >= sc.gpus() || src == dst) {
-    throw UsageError("--src and --dst must be different GPUs in 0.." +
-                     std::to_string(sc.gpus() - 1));
-  }
-  Counter counter;
-  counter.now_fn = [&sc] { return sc.sim().now(); };
-  // The transfer is split evenly over the source GPU's DMA engines (as a copy runtime would).
-  const auto& s_node = sc.machine().gpus[static_cast<size_t>(src)];
-  const uint64_t src_base = s_node.alloc->allocate(bytes.count());
-  const uint64_t dst_base =
-      sc.machine().gpus[static_cast<size_t>(dst)].alloc->allocate(bytes.count());
-  const uint64_t engines = sc.spec().dma.engines;
-  const uint64_t per = (bytes.count() + engines - 1) / engines;
-  for (uint64_t off = 0; off < bytes.count(); off += per) {
-    gpu::DmaDescriptor d;
-    d.src_addr = src_base + off;
-    d.dst_gpu = dst;
-    d.dst_addr = dst_base + off;
-    d.bytes = std::min(per, bytes.count() - off);
-    d.done = &counter;
-    s_node.dma->submit(d);
-  }
-  sc.run();
-  const Duration t = counter.last - Tick{};
+  const studies::P2pProbe p =
+      studies::probe_p2p(load_system(env, sys, sets), src, dst, bytes.count());
   nlohmann::ordered_json j;
   j["bytes"] = bytes.count();
-  j["time_us"] = t.to_us();
-  j["bandwidth_gbps"] = static_cast<double>(bytes.count()) / t.to_s() / 1e9;
-  j["hops"] = sc.machine().fabric->hops(src, dst);
+  j["time_us"] = p.time.to_us();
+  j["bandwidth_gbps"] = static_cast<double>(bytes.count()) / p.time.to_s() / 1e9;
+  j["hops"] = p.hops;
   print(vm["json"].as<bool>(), j);
   return 0;
 }

@@ -3,23 +3,19 @@
 // (size, count, type, redop, root, time us, algbw and busbw in GB/s = 1e9 B/s; busbw per
 // hardware.md §5.5). --compare CSV (size_bytes,time_us,algbw_gbps,busbw_gbps) adds the measured
 // busbw and the error per size, and the median absolute busbw error over sizes >= 1 MiB.
-#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/common.h"
 #include "models/collectives/collective.h"
-#include "models/fabric/fabric.h"
-#include "models/system/system.h"
 #include "sim/errors.h"
-#include "sim/simulator.h"
+#include "tools/studies/probes.h"
+#include "validation/lib/validation_sets.h"
 
 namespace t3sim::cli {
 namespace {
@@ -62,61 +58,13 @@ uint64_t parse_size(const std::string& s, const char* opt) {
   return v;
 }
 
+// The measured busbw per size of a --compare CSV (the validation sets' collective reader).
 std::map<uint64_t, double> read_measured_busbw(const std::string& path, const Env& env) {
-  std::ifstream in(path);
-  if (!in) in.open(env.source_dir / path);
-  if (!in) throw ConfigError(path, "", "--compare: cannot open the CSV");
   std::map<uint64_t, double> out;
-  std::string line;
-  bool header = false;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (!header) {
-      if (line.rfind("size_bytes,time_us,algbw_gbps,busbw_gbps", 0) != 0) {
-        throw ConfigError(path, "",
-                          "--compare: expected header size_bytes,time_us,algbw_gbps,busbw_gbps");
-      }
-      header = true;
-      continue;
-    }
-    std::stringstream ss(line);
-    std::string f[4];
-    for (auto& x : f) std::getline(ss, x, ',');
-    out[std::stoull(f[0])] = std::stod(f[3]);
+  for (const auto& p : validation::load_collective_csv(validation::find_input(env, path))) {
+    out[p.size_bytes] = p.busbw_gbps;
   }
   return out;
-}
-
-struct Point {
-  double us = 0;
-  std::string how;  // algo/protocol/executor/channels chosen
-};
-
-Point simulate(const ConfigDoc& doc, const collectives::CollectiveSpec& base, uint64_t bytes) {
-  Simulator sim;
-  system::System sys(sim, ConfigNode::root(doc));
-  const auto per_node = sys.fabric().resolved_config().value("gpus_per_node", 0);
-  const collectives::LibraryConfig lib =
-      collectives::bind_library(sys.collectives_config(), static_cast<uint32_t>(per_node));
-  collectives::CollectiveSpec spec = base;
-  spec.bytes = bytes;
-  collectives::Collective c(sim, &sys, "nccl_test", sys.machine(), lib, spec);
-  sim.elaborate();
-  c.start(nullptr, 0);
-  sim.run();
-  sim.finish();
-  if (!c.done()) throw ModelError(c.path(), "collective did not complete");
-  Point p;
-  p.us = c.elapsed().to_us();
-  p.how = std::string(to_string(c.algo())) + "/" + to_string(c.protocol()) + "/" +
-          to_string(c.executor()) + "/" + std::to_string(c.channels()) + "ch";
-  return p;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 struct Options {
@@ -210,7 +158,7 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
   const bool ar = o.op->kind == Kind::kAllReduce;
   const uint64_t ranks = static_cast<uint64_t>(o.gpus);
   const uint64_t unit = o.type->bytes * (ar ? 1 : ranks);
-  const double bus = (ar ? 2.0 : 1.0) * (o.gpus - 1) / o.gpus;  // hardware.md §5.5
+  const double bus = studies::busbw_factor(o.op->kind, o.gpus);  // hardware.md §5.5
   print_header(o, !measured.empty());
   std::vector<double> errors;
   double bus_sum = 0;
@@ -220,16 +168,18 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     const uint64_t bytes = static_cast<uint64_t>(std::llround(s)) / unit * unit;
     if (bytes == 0) continue;
     const auto t0 = std::chrono::steady_clock::now();
-    const Point p = simulate(doc, o.base, bytes);
+    collectives::CollectiveSpec spec = o.base;
+    spec.bytes = bytes;
+    const studies::CollectiveProbe p = studies::probe_collective(doc, spec);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double algbw = static_cast<double>(bytes) / (p.us * 1e3);
+    const double algbw = static_cast<double>(bytes) / (p.time_us * 1e3);
     bus_sum += algbw * bus;
     ++rows;
     std::printf("%12llu %13llu %9s %7s %7d %10.1f %8.2f %8.2f",
                 static_cast<unsigned long long>(bytes),
                 static_cast<unsigned long long>(bytes / o.type->bytes / (ar ? 1 : ranks)),
-                o.type->name, o.op->redop, -1, p.us, algbw, algbw * bus);
+                o.type->name, o.op->redop, -1, p.time_us, algbw, algbw * bus);
     if (auto it = measured.find(bytes); it != measured.end()) {
       const double err = 100.0 * (algbw * bus - it->second) / it->second;
       std::printf("  %10.2f %+6.1f", it->second, err);
@@ -245,7 +195,7 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
       std::printf("# Median |busbw error| (sizes >= 1 MiB): n/a (no measured size in range)\n");
     } else {
       std::printf("# Median |busbw error| (sizes >= 1 MiB): %.1f %% over %zu sizes\n",
-                  median(errors), errors.size());
+                  validation::median(errors), errors.size());
     }
   }
   return 0;

@@ -7,6 +7,33 @@
 
 namespace t3sim::cli {
 
+namespace {
+
+void print_text(const std::string& what, int gpus, const SublayerChoice& c,
+                const std::string& mode_name, const system::SublayerResult& r) {
+  std::printf("%s tp=%d tokens=%lld GEMM %llux%llux%llu mode=%s\n", what.c_str(), gpus,
+              static_cast<long long>(c.tokens), static_cast<unsigned long long>(c.spec.shape.m),
+              static_cast<unsigned long long>(c.spec.shape.n),
+              static_cast<unsigned long long>(c.spec.shape.k), mode_name.c_str());
+  std::printf("  total %.1f us | gemm %.1f us | rs %.1f us (exposed %.1f) | ag %.1f us\n",
+              r.total_us, r.gemm_us, r.rs_us, r.rs_exposed_us, r.ag_us);
+  std::printf("  DRAM %.1f MB:", static_cast<double>(r.dram_total) / 1e6);
+  for (size_t i = 0; i < r.dram_bytes.size(); ++i) {
+    if (r.dram_bytes[i] == 0) continue;
+    std::printf(" %s %.1f",
+                std::string(common::to_string(static_cast<common::TrafficClass>(i))).c_str(),
+                static_cast<double>(r.dram_bytes[i]) / 1e6);
+  }
+  std::printf(
+      "\n  links %.1f MB | tracker triggers %llu max_occ %u stalls %llu | %llu events, %.3f s%s\n",
+      static_cast<double>(r.link_bytes) / 1e6, static_cast<unsigned long long>(r.tracker_triggers),
+      r.tracker_max_occupancy, static_cast<unsigned long long>(r.tracker_stalls),
+      static_cast<unsigned long long>(r.events), r.wall_s,
+      r.folded ? " (folded: GPU 0 simulated)" : "");
+}
+
+}  // namespace
+
 int cmd_sublayer(const Args& args, const Env& env) {
   po::options_description desc("t3sim sublayer options");
   std::string sys, model, sublayer, mode_name, trace;
@@ -60,26 +87,7 @@ int cmd_sublayer(const Args& args, const Env& env) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::printf("%s %s tp=%d tokens=%lld GEMM %llux%llux%llu mode=%s\n", model.c_str(),
-              sublayer.c_str(), gpus, static_cast<long long>(c.tokens),
-              static_cast<unsigned long long>(c.spec.shape.m),
-              static_cast<unsigned long long>(c.spec.shape.n),
-              static_cast<unsigned long long>(c.spec.shape.k), mode_name.c_str());
-  std::printf("  total %.1f us | gemm %.1f us | rs %.1f us (exposed %.1f) | ag %.1f us\n",
-              r.total_us, r.gemm_us, r.rs_us, r.rs_exposed_us, r.ag_us);
-  std::printf("  DRAM %.1f MB:", static_cast<double>(r.dram_total) / 1e6);
-  for (size_t i = 0; i < r.dram_bytes.size(); ++i) {
-    if (r.dram_bytes[i] == 0) continue;
-    std::printf(" %s %.1f",
-                std::string(common::to_string(static_cast<common::TrafficClass>(i))).c_str(),
-                static_cast<double>(r.dram_bytes[i]) / 1e6);
-  }
-  std::printf(
-      "\n  links %.1f MB | tracker triggers %llu max_occ %u stalls %llu | %llu events, %.3f s%s\n",
-      static_cast<double>(r.link_bytes) / 1e6, static_cast<unsigned long long>(r.tracker_triggers),
-      r.tracker_max_occupancy, static_cast<unsigned long long>(r.tracker_stalls),
-      static_cast<unsigned long long>(r.events), r.wall_s,
-      r.folded ? " (folded: GPU 0 simulated)" : "");
+  print_text(model + " " + sublayer, gpus, c, mode_name, r);
   return 0;
 }
 

@@ -6,15 +6,17 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 
 #include "cli/common.h"
-#include "cli/parallel.h"
-#include "cli/sweep_mpi.h"
-#include "cli/sweep_output.h"
 #include "sim/errors.h"
+#include "tools/studies/parallel.h"
+#include "tools/studies/sweep_runner.h"
 
 namespace t3sim::cli {
 namespace {
+
+using namespace studies;  // NOLINT: the sweep engine's names
 
 class Progress {
  public:
@@ -56,20 +58,6 @@ class Progress {
 
 }  // namespace
 
-void run_sweep_share(const Env& env, const SweepSpec& spec, const std::vector<size_t>& todo,
-                     unsigned threads, bool jsonl,
-                     const std::function<void(size_t, const std::string&)>& emit) {
-  std::vector<std::string> lines(todo.size());
-  run_parallel(
-      todo.size(), threads,
-      [&](size_t k) {
-        const size_t i = todo[k];
-        const SweepPoint p = sweep_point(spec, i);
-        lines[k] = format_sweep_row(spec, jsonl, i, p, run_sweep_point(env, p));
-      },
-      [&](size_t k) { emit(todo[k], lines[k]); });
-}
-
 int cmd_sweep(const Args& args, const Env& env) {
   po::options_description desc("t3sim sweep options");
   std::string spec_path, out;
@@ -87,22 +75,28 @@ int cmd_sweep(const Args& args, const Env& env) {
   MpiSession mpi;
   const ConfigDoc doc = load_config(spec_path, {env.configs_dir});
   const SweepSpec spec = read_sweep(env, doc);
-  const unsigned threads = jobs == 0 ? std::max(1u, default_threads() / mpi.size()) : jobs;
-  if (mpi.size() > 1) return run_sweep_mpi(env, spec, out, vm["resume"].as<bool>(), threads, mpi);
-  SweepOutput output(out, spec, vm["resume"].as<bool>());
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < spec.points(); ++i) {
-    if (!output.done(i)) todo.push_back(i);
+  const unsigned threads = jobs == 0 ? std::max(1u, studies::default_threads() / mpi.size()) : jobs;
+  if (mpi.size() > 1) {
+    const MpiSweepResult r = run_sweep_mpi(env, spec, out, vm["resume"].as<bool>(), threads, mpi);
+    if (mpi.rank() != 0) return 0;
+    std::printf(
+        "sweep %s: %zu points (%zu run now) in %.2f s, %.2f points/s, %u ranks x %u thread(s) -> "
+        "%s\n",
+        spec.name.c_str(), r.points, r.run_now, r.wall_s,
+        r.wall_s > 0 ? static_cast<double>(r.run_now) / r.wall_s : 0.0, mpi.size(), threads,
+        out.c_str());
+    return 0;
   }
-  Progress progress(spec.points(), spec.points() - todo.size(), env.stderr_is_tty);
-  run_sweep_share(env, spec, todo, threads, is_jsonl(out), [&](size_t i, const std::string& line) {
-    output.append(i, line);
-    progress.tick();
-  });
-  output.finalize();
+  std::optional<Progress> progress;
+  SweepRequest req{out, threads, vm["resume"].as<bool>(), nullptr, nullptr};
+  req.on_start = [&](size_t already, size_t total) {
+    progress.emplace(total, already, env.stderr_is_tty);
+  };
+  req.on_point = [&] { progress->tick(); };
+  run_sweep(env, spec, req);
   std::printf("sweep %s: %zu points (%zu run now) in %.2f s, %.2f points/s, %u thread(s) -> %s\n",
-              spec.name.c_str(), spec.points(), progress.ran(), progress.elapsed(),
-              static_cast<double>(progress.ran()) / std::max(progress.elapsed(), 1e-9), threads,
+              spec.name.c_str(), spec.points(), progress->ran(), progress->elapsed(),
+              static_cast<double>(progress->ran()) / std::max(progress->elapsed(), 1e-9), threads,
               out.c_str());
   return 0;
 }

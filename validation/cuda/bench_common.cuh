@@ -165,6 +165,24 @@ inline int parse_int(const char* prog, const char* text, int min_value) {
 
 // ---- CSV output with a provenance header --------------------------------------------------------
 
+// The options every timing program shares: --runs (>= kMinRuns), --warmup, --device, --out.
+// Sets the matching field of `o` and returns true, or returns false for any other option.
+template <class Options>
+bool timing_option(const std::string& a, int argc, char** argv, int& i, Options& o) {
+  if (a == "--runs") {
+    o.runs = parse_int(argv[0], option_value(argc, argv, i), kMinRuns);
+  } else if (a == "--warmup") {
+    o.warmup = parse_int(argv[0], option_value(argc, argv, i), 1);
+  } else if (a == "--device") {
+    o.device = parse_int(argv[0], option_value(argc, argv, i), 0);
+  } else if (a == "--out") {
+    o.out = option_value(argc, argv, i);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 inline int device_attribute(cudaDeviceAttr attr, int device) {
   int v = 0;
   T3V_CHECK(cudaDeviceGetAttribute(&v, attr, device));

@@ -55,15 +55,7 @@ Options parse(int argc, char** argv) {
       }
       if (d == "fp16") o.dtypes = {t3v::DType::kFp16};
       if (d == "bf16") o.dtypes = {t3v::DType::kBf16};
-    } else if (a == "--runs") {
-      o.runs = t3v::parse_int(argv[0], t3v::option_value(argc, argv, i), t3v::kMinRuns);
-    } else if (a == "--warmup") {
-      o.warmup = t3v::parse_int(argv[0], t3v::option_value(argc, argv, i), 1);
-    } else if (a == "--device") {
-      o.device = t3v::parse_int(argv[0], t3v::option_value(argc, argv, i), 0);
-    } else if (a == "--out") {
-      o.out = t3v::option_value(argc, argv, i);
-    } else {
+    } else if (!t3v::timing_option(a, argc, argv, i, o)) {
       t3v::usage_error(argv[0], "unknown option '" + a + "'");
     }
   }

@@ -99,15 +99,7 @@ Options parse(int argc, char** argv) {
       o.patterns = parse_patterns(argv[0], t3v::option_value(argc, argv, i));
     } else if (a == "--no-flush") {
       o.flush = false;
-    } else if (a == "--runs") {
-      o.runs = t3v::parse_int(argv[0], t3v::option_value(argc, argv, i), t3v::kMinRuns);
-    } else if (a == "--warmup") {
-      o.warmup = t3v::parse_int(argv[0], t3v::option_value(argc, argv, i), 1);
-    } else if (a == "--device") {
-      o.device = t3v::parse_int(argv[0], t3v::option_value(argc, argv, i), 0);
-    } else if (a == "--out") {
-      o.out = t3v::option_value(argc, argv, i);
-    } else {
+    } else if (!t3v::timing_option(a, argc, argv, i, o)) {
       t3v::usage_error(argv[0], "unknown option '" + a + "'");
     }
   }

@@ -1,19 +1,17 @@
-#include "cli/validation_sets.h"
+#include "validation/lib/validation_sets.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <memory>
 #include <sstream>
 
-#include "cli/parallel.h"
 #include "models/collectives/collective.h"
-#include "models/fabric/fabric.h"
-#include "models/system/scenario.h"
 #include "sim/errors.h"
+#include "tools/studies/parallel.h"
+#include "tools/studies/probes.h"
 
-namespace t3sim::cli::validation {
+namespace t3sim::validation {
 namespace {
 
 // A CSV file: '#' comment lines and blank lines skipped; the first other line is the header.
@@ -28,6 +26,10 @@ struct Csv {
 
   [[noreturn]] void fail(int line, const std::string& message) const {
     throw ConfigError(file, "line " + std::to_string(line), message);
+  }
+  // A malformed data row: the message plus the fix.
+  [[noreturn]] void fail_row(int line, const std::string& message) const {
+    fail(line, message + " (fix the row or delete it)");
   }
 };
 
@@ -60,8 +62,8 @@ Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& 
     while (std::getline(ss, field, ',')) row.fields.push_back(field);
     if (text.back() == ',') row.fields.emplace_back();
     if (row.fields.size() != columns) {
-      csv.fail(line, "expected " + std::to_string(columns) + " fields, got " +
-                         std::to_string(row.fields.size()));
+      csv.fail_row(line, "expected " + std::to_string(columns) + " fields, got " +
+                             std::to_string(row.fields.size()));
     }
     csv.rows.push_back(std::move(row));
   }
@@ -73,14 +75,15 @@ uint64_t to_u64(const Csv& csv, const Csv::Row& row, size_t col, const char* wha
   const std::string& s = row.fields[col];
   const bool digits = !s.empty() && s.size() <= 19 &&
                       std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits) csv.fail(row.line, std::string(what) + " '" + s + "' is not a non-negative integer");
+  if (!digits)
+    csv.fail_row(row.line, std::string(what) + " '" + s + "' is not a non-negative integer");
   return std::stoull(s);
 }
 
 uint64_t to_dim(const Csv& csv, const Csv::Row& row, size_t col, const char* what) {
   const uint64_t v = to_u64(csv, row, col, what);
   if (v == 0 || v > (uint64_t{1} << 22)) {
-    csv.fail(row.line, std::string(what) + " " + std::to_string(v) + " is outside 1..4194304");
+    csv.fail_row(row.line, std::string(what) + " " + std::to_string(v) + " is outside 1..4194304");
   }
   return v;
 }
@@ -95,20 +98,10 @@ double to_real(const Csv& csv, const Csv::Row& row, size_t col, const char* what
     used = 0;
   }
   if (used == 0 || used != s.size() || !std::isfinite(v) || v < 0) {
-    csv.fail(row.line, std::string(what) + " '" + s + "' is not a non-negative number");
+    csv.fail_row(row.line, std::string(what) + " '" + s + "' is not a non-negative number");
   }
   return v;
 }
-
-class Counter : public gpu::AccessDone {
- public:
-  explicit Counter(system::Scenario& sc) : sc_(sc) {}
-  void access_done(uint64_t) override { last = sc_.sim().now(); }
-  Tick last{};
-
- private:
-  system::Scenario& sc_;
-};
 
 }  // namespace
 
@@ -196,78 +189,33 @@ std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file) {
 }
 
 double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k) {
-  system::Scenario sc(system, 1, nullptr);
-  const gpu::GemmShape shape{m, n, k};
-  sc.allocate(shape, 2);
-  auto& kern = sc.launch_local_gemm(0, shape, 2, sc.spec().cus, nullptr);
-  sc.run();
-  const double t_us = (kern.done() - kern.start()).to_us();
-  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) /
-         (t_us * 1e6);
+  return studies::probe_gemm(system, gpu::GemmShape{m, n, k}).tflops;
 }
 
 double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_t bytes) {
-  using common::MemCmd;
-  std::vector<MemCmd> cmds;
-  if (pattern == "read")
-    cmds = {MemCmd::kRead};
-  else if (pattern == "write")
-    cmds = {MemCmd::kWrite};
-  else if (pattern == "copy")
-    cmds = {MemCmd::kRead, MemCmd::kWrite};
-  else if (pattern == "rmw")
-    cmds = {MemCmd::kRead, MemCmd::kRead, MemCmd::kWrite};
-  else
+  const auto found = studies::hbm_pattern_commands(pattern);
+  if (!found || pattern == "update")
     throw UsageError("HBM pattern must be read, write, copy or rmw (got '" + pattern + "')");
+  const std::vector<common::MemCmd>& cmds = *found;
   const double moved = static_cast<double>(bytes) * static_cast<double>(cmds.size());
-  return moved / sim_hbm_streams(system, cmds, bytes).to_s() / 1e9;
-}
-
-Duration sim_hbm_streams(const ConfigDoc& system, const std::vector<common::MemCmd>& cmds,
-                         uint64_t bytes) {
-  system::Scenario sc(system, 1, nullptr);
-  Counter counter(sc);
-  std::vector<std::unique_ptr<gpu::MemStream>> streams;
-  const auto txn = static_cast<uint32_t>(sc.spec().txn.count());
-  for (const common::MemCmd cmd : cmds) {
-    streams.push_back(std::make_unique<gpu::MemStream>(sc.system().hbm(0), txn, 4096, 0));
-    gpu::Access a;
-    a.addr = sc.machine().gpus[0].alloc->allocate(bytes);
-    a.bytes = bytes;
-    a.cmd = cmd;
-    a.done = &counter;
-    streams.back()->submit(a);
-  }
-  sc.run();
-  return counter.last - Tick{};
+  return moved / studies::probe_hbm_streams(system, cmds, bytes).to_s() / 1e9;
 }
 
 double sim_allreduce_busbw(const ConfigDoc& system, uint64_t bytes) {
-  Simulator sim;
-  system::System sys(sim, ConfigNode::root(system));
-  const auto per_node = sys.fabric().resolved_config().value("gpus_per_node", 0);
-  const collectives::LibraryConfig lib =
-      collectives::bind_library(sys.collectives_config(), static_cast<uint32_t>(per_node));
   collectives::CollectiveSpec spec;
   spec.kind = collectives::Kind::kAllReduce;
   spec.bytes = bytes;
   spec.elem_bytes = 4;
-  const int n = sys.num_gpus();
+  const int n = static_cast<int>(system.root.at("gpus").get<int64_t>());
   for (int g = 0; g < n; ++g) spec.group.push_back(g);
-  collectives::Collective c(sim, &sys, "validate", sys.machine(), lib, spec);
-  sim.elaborate();
-  c.start(nullptr, 0);
-  sim.run();
-  sim.finish();
-  if (!c.done()) throw ModelError(c.path(), "all-reduce did not complete");
-  const double algbw = static_cast<double>(bytes) / (c.elapsed().to_us() * 1e3);
-  return algbw * 2.0 * (n - 1) / n;
+  const double us = studies::probe_collective(system, spec).time_us;
+  return static_cast<double>(bytes) / (us * 1e3) * studies::busbw_factor(spec.kind, n);
 }
 
 std::vector<double> gemm_errors(const ConfigDoc& system, const std::vector<GemmPoint>& points,
                                 unsigned threads) {
   std::vector<double> err(points.size());
-  run_parallel(points.size(), threads, [&](size_t i) {
+  studies::run_parallel(points.size(), threads, [&](size_t i) {
     const GemmPoint& p = points[i];
     err[i] = pct_error(sim_gemm_tflops(system, p.m * p.batch, p.n, p.k), p.tflops);
   });
@@ -277,7 +225,7 @@ std::vector<double> gemm_errors(const ConfigDoc& system, const std::vector<GemmP
 std::vector<double> hbm_errors(const ConfigDoc& system, const std::vector<HbmPoint>& points,
                                unsigned threads) {
   std::vector<double> err(points.size());
-  run_parallel(points.size(), threads, [&](size_t i) {
+  studies::run_parallel(points.size(), threads, [&](size_t i) {
     err[i] = pct_error(sim_hbm_gbps(system, points[i].pattern, points[i].bytes), points[i].gbps);
   });
   return err;
@@ -287,6 +235,8 @@ double pct_error(double simulated, double measured) {
   if (!(measured > 0)) throw ModelError("validation", "measured value must be > 0 for a % error");
   return 100.0 * (simulated - measured) / measured;
 }
+
+double round2(double x) { return std::round(x * 100.0) / 100.0; }
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -386,13 +336,13 @@ ToleranceFile load_tolerances(const std::filesystem::path& file) {
   return out;
 }
 
-std::filesystem::path find_input(const Env& env, const std::string& path) {
+std::filesystem::path find_input(const studies::Env& env, const std::string& path) {
   if (std::filesystem::exists(path)) return path;
   if (std::filesystem::exists(env.source_dir / path)) return env.source_dir / path;
   throw ConfigError(path, "", "no such file (also looked under " + env.source_dir.string() + ")");
 }
 
-std::string display_path(const Env& env, const std::filesystem::path& path) {
+std::string display_path(const studies::Env& env, const std::filesystem::path& path) {
   std::error_code ec;
   const auto abs = std::filesystem::weakly_canonical(path, ec);
   const auto root = std::filesystem::weakly_canonical(env.source_dir, ec);
@@ -401,4 +351,4 @@ std::string display_path(const Env& env, const std::filesystem::path& path) {
   return path.generic_string();
 }
 
-}  // namespace t3sim::cli::validation
+}  // namespace t3sim::validation

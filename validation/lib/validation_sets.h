@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
 #include "models/common/memory.h"
 #include "sim/config.h"
+#include "tools/studies/env.h"
 
-namespace t3sim::cli::validation {
+namespace t3sim::validation {
 
 struct GemmPoint {
   int line = 0;
@@ -65,10 +65,6 @@ std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file);
 // TFLOP/s of one M x N x K GEMM (2 B elements) on GPU 0 of `system`, timed like `t3sim gemm`:
 // from the first dispatch to the last tile store (the launch overhead precedes the start).
 double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k);
-// Streams `bytes` through GPU 0's HBM once per command, all streams at once (transaction-sized
-// requests, 4096 in flight each); returns the time until the last one completes.
-Duration sim_hbm_streams(const ConfigDoc& system, const std::vector<common::MemCmd>& cmds,
-                         uint64_t bytes);
 // HBM bandwidth of GPU 0 for an hbm_bench pattern on arrays of `bytes`, counted as hbm_bench does.
 double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_t bytes);
 // nccl-tests busbw (GB/s) of a float all-reduce of `bytes` over every GPU of `system`.
@@ -82,6 +78,7 @@ std::vector<double> hbm_errors(const ConfigDoc& system, const std::vector<HbmPoi
 
 double pct_error(double simulated, double measured);  // measured must be > 0
 double median(std::vector<double> values);            // of an empty vector: 0
+double round2(double x);                              // to two decimals, for reports
 struct ErrorStats {
   size_t points = 0;
   double median_abs_pct = 0;
@@ -126,8 +123,8 @@ struct ToleranceFile {
 ToleranceFile load_tolerances(const std::filesystem::path& file);
 
 // An input path as given if it exists, else relative to the repository (env.source_dir).
-std::filesystem::path find_input(const Env& env, const std::string& path);
+std::filesystem::path find_input(const studies::Env& env, const std::string& path);
 // `path` relative to the repository when inside it (stable across checkouts), else as given.
-std::string display_path(const Env& env, const std::filesystem::path& path);
+std::string display_path(const studies::Env& env, const std::filesystem::path& path);
 
-}  // namespace t3sim::cli::validation
+}  // namespace t3sim::validation

@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
 #include "models/system/mode.h"
 #include "models/system/sublayer.h"
 #include "sim/config.h"
+#include "tools/studies/env.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 
 struct SweepAxis {
   std::vector<std::string> paths;                   // one, or several for a zip
@@ -52,4 +52,4 @@ SweepPoint sweep_point(const SweepSpec& s, size_t index);
 // Runs one point: loads the system with its overrides and runs the sublayer.
 system::SublayerResult run_sweep_point(const Env& env, const SweepPoint& p);
 
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

@@ -1,17 +1,16 @@
-#include "cli/sweep_spec.h"
+#include "tools/studies/sweep_spec.h"
 
 #include <algorithm>
 #include <array>
 #include <string_view>
 
-#include "cli/common.h"
-#include "cli/validators.h"
 #include "models/system/system.h"
 #include "models/workload/model_spec.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
+#include "tools/studies/inputs.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 namespace {
 
 constexpr std::array<std::string_view, 7> kWorkloadPaths{"model",  "tp",     "sublayer", "mode",
@@ -176,7 +175,7 @@ void check_config_value(const Env& env, const SweepSpec& s, const std::string& p
   }
   apply_override(doc, path + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
   try {
-    check_system_doc(doc);
+    check_system(doc);
   } catch (const ConfigError& e) {
     where.fail(std::string("value rejected: ") + e.what());
   }
@@ -236,6 +235,4 @@ SweepSpec read_sweep(const Env& env, const ConfigDoc& doc) {
   return s;
 }
 
-void validate_sweep(const Env& env, const ConfigDoc& doc) { read_sweep(env, doc); }
-
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

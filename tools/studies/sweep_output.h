@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/sweep_spec.h"
 #include "models/system/sublayer.h"
+#include "tools/studies/sweep_spec.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 
 // One result row (without newline) for point `index`.
 std::string format_sweep_row(const SweepSpec& spec, bool jsonl, size_t index, const SweepPoint& p,
@@ -39,4 +39,4 @@ class SweepOutput {
   std::map<size_t, std::string> rows_;
 };
 
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

@@ -1,15 +1,14 @@
-#include "cli/experiment.h"
+#include "tools/studies/experiment.h"
 
 #include <algorithm>
 
-#include "cli/common.h"
-#include "cli/validators.h"
 #include "models/system/system.h"
 #include "models/workload/model_spec.h"
 #include "sim/errors.h"
 #include "sim/params.h"
+#include "tools/studies/inputs.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 namespace {
 
 Params experiment_params() {
@@ -134,6 +133,4 @@ Experiment read_experiment(const Env& env, const ConfigDoc& doc) {
   return e;
 }
 
-void validate_experiment(const Env& env, const ConfigDoc& doc) { read_experiment(env, doc); }
-
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 
 inline void run_parallel(size_t count, unsigned threads, const std::function<void(size_t)>& job,
                          const std::function<void(size_t)>& done = nullptr) {
@@ -53,4 +53,4 @@ inline unsigned default_threads() {
   return hw == 0 ? 1 : hw;
 }
 
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

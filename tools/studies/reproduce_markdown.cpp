@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "cli/reproduce.h"
+#include "tools/studies/reproduction.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 namespace {
 
 using system::Mode;
@@ -200,4 +200,4 @@ std::string report_markdown(const Reproduction& rep, const nlohmann::ordered_jso
   return md;
 }
 
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
 #include "models/system/mode.h"
 #include "sim/config.h"
+#include "tools/studies/env.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 
 struct PointSet {
   std::vector<std::string> models;
@@ -41,4 +41,4 @@ struct Experiment {
 Experiment read_experiment(const Env& env, const ConfigDoc& doc);
 std::string system_for(const Experiment& e, int tp);
 
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

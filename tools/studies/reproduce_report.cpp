@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "cli/reproduce.h"
 #include "sim/atomic_file.h"
+#include "tools/studies/reproduction.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 namespace {
 
 using system::Mode;
@@ -175,4 +175,4 @@ void write_reproduction(const Reproduction& rep, const std::filesystem::path& di
   write_file_atomic(dir / "report.md", report_markdown(rep, summary));
 }
 
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

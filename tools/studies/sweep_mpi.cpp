@@ -1,7 +1,6 @@
-#include "cli/sweep_mpi.h"
+#include "tools/studies/sweep_runner.h"
 
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <utility>
@@ -12,7 +11,7 @@
 #include <mpi.h>
 #endif
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 
 #ifdef T3SIM_HAVE_MPI
 
@@ -38,8 +37,8 @@ constexpr int kRowTag = 1;
 constexpr int kDoneTag = 2;
 }  // namespace
 
-int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out, bool resume,
-                  unsigned threads, MpiSession& mpi) {
+MpiSweepResult run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
+                             bool resume, unsigned threads, MpiSession& mpi) {
   const auto t0 = std::chrono::steady_clock::now();
   const size_t n = spec.points();
   std::vector<char> done(n, 0);
@@ -77,7 +76,7 @@ int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
     });
     for (auto& m : pending) MPI_Wait(&m.second, MPI_STATUS_IGNORE);
     MPI_Send(nullptr, 0, MPI_CHAR, 0, kDoneTag, MPI_COMM_WORLD);
-    return 0;
+    return MpiSweepResult{};  // rank 0 reports
   }
   // Rank 0 runs its own share on this thread and takes in the other ranks' rows between its
   // points: no second thread polling MPI (short sleeps and MPI's busy-wait both cost a core here),
@@ -116,13 +115,8 @@ int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
     take(st);
   }
   output->finalize();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf(
-      "sweep %s: %zu points (%zu run now) in %.2f s, %.2f points/s, %u ranks x %u thread(s) -> "
-      "%s\n",
-      spec.name.c_str(), n, run_now, wall, wall > 0 ? static_cast<double>(run_now) / wall : 0.0,
-      mpi.size(), threads, out.c_str());
-  return 0;
+  return MpiSweepResult{
+      n, run_now, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
 }
 
 #else
@@ -130,10 +124,11 @@ int run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
 MpiSession::MpiSession() = default;
 MpiSession::~MpiSession() = default;
 
-int run_sweep_mpi(const Env&, const SweepSpec&, const std::string&, bool, unsigned, MpiSession&) {
+MpiSweepResult run_sweep_mpi(const Env&, const SweepSpec&, const std::string&, bool, unsigned,
+                             MpiSession&) {
   throw UsageError("this t3sim was built without MPI (install libopenmpi-dev and rebuild)");
 }
 
 #endif
 
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

@@ -1,4 +1,4 @@
-#include "cli/sweep_output.h"
+#include "tools/studies/sweep_output.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
 
-namespace t3sim::cli {
+namespace t3sim::studies {
 namespace {
 constexpr const char* kResultColumns[] = {"total_us",   "gemm_us",    "rs_exposed_us", "ag_us",
                                           "dram_total", "link_bytes", "events"};
@@ -118,4 +118,4 @@ void SweepOutput::finalize() {
   write_file_atomic(path_, out);
 }
 
-}  // namespace t3sim::cli
+}  // namespace t3sim::studies

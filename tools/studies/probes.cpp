@@ -1,0 +1,123 @@
+#include "tools/studies/probes.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "models/fabric/fabric.h"
+#include "models/system/scenario.h"
+#include "models/system/system.h"
+#include "sim/errors.h"
+#include "sim/simulator.h"
+
+namespace t3sim::studies {
+namespace {
+
+// Records the time of the last completed access.
+class LastDone : public gpu::AccessDone {
+ public:
+  explicit LastDone(system::Scenario& sc) : sc_(sc) {}
+  void access_done(uint64_t) override { last = sc_.sim().now(); }
+  Tick last{};
+
+ private:
+  system::Scenario& sc_;
+};
+
+}  // namespace
+
+GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape) {
+  system::Scenario sc(system, 1, nullptr);
+  sc.allocate(shape, 2);
+  auto& kern = sc.launch_local_gemm(0, shape, 2, sc.spec().cus, nullptr);
+  sc.run();
+  GemmProbe p;
+  p.time_us = (kern.done() - kern.start()).to_us();
+  p.tflops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+             static_cast<double>(shape.k) / (p.time_us * 1e6);
+  p.dram_bytes = sc.dram_total();
+  const auto& g = sc.spec();
+  const uint64_t tiles =
+      ((shape.m + g.tile_m - 1) / g.tile_m) * ((shape.n + g.tile_n - 1) / g.tile_n);
+  const uint64_t slots = uint64_t{g.cus} * g.wgs_per_cu;
+  p.waves = (tiles + slots - 1) / slots;
+  return p;
+}
+
+std::optional<std::vector<common::MemCmd>> hbm_pattern_commands(std::string_view pattern) {
+  using common::MemCmd;
+  if (pattern == "read") return std::vector<MemCmd>{MemCmd::kRead};
+  if (pattern == "write") return std::vector<MemCmd>{MemCmd::kWrite};
+  if (pattern == "copy") return std::vector<MemCmd>{MemCmd::kRead, MemCmd::kWrite};
+  if (pattern == "update") return std::vector<MemCmd>{MemCmd::kUpdate};
+  if (pattern == "rmw") return std::vector<MemCmd>{MemCmd::kRead, MemCmd::kRead, MemCmd::kWrite};
+  return std::nullopt;
+}
+
+Duration probe_hbm_streams(const ConfigDoc& system, const std::vector<common::MemCmd>& cmds,
+                           uint64_t bytes) {
+  system::Scenario sc(system, 1, nullptr);
+  LastDone counter(sc);
+  std::vector<std::unique_ptr<gpu::MemStream>> streams;
+  const auto txn = static_cast<uint32_t>(sc.spec().txn.count());
+  for (const common::MemCmd cmd : cmds) {
+    streams.push_back(std::make_unique<gpu::MemStream>(sc.system().hbm(0), txn, 4096, 0));
+    gpu::Access a;
+    a.addr = sc.machine().gpus[0].alloc->allocate(bytes);
+    a.bytes = bytes;
+    a.cmd = cmd;
+    a.done = &counter;
+    streams.back()->submit(a);
+  }
+  sc.run();
+  return counter.last - Tick{};
+}
+
+P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes) {
+  system::Scenario sc(system, 1, nullptr);
+  if (src < 0 || dst < 0 || src >= sc.gpus() || dst >= sc.gpus() || src == dst) {
+    throw UsageError("--src and --dst must be different GPUs in 0.." +
+                     std::to_string(sc.gpus() - 1));
+  }
+  LastDone counter(sc);
+  const auto& s_node = sc.machine().gpus[static_cast<size_t>(src)];
+  const uint64_t src_base = s_node.alloc->allocate(bytes);
+  const uint64_t dst_base = sc.machine().gpus[static_cast<size_t>(dst)].alloc->allocate(bytes);
+  const uint64_t engines = sc.spec().dma.engines;
+  const uint64_t per = (bytes + engines - 1) / engines;
+  for (uint64_t off = 0; off < bytes; off += per) {
+    gpu::DmaDescriptor d;
+    d.src_addr = src_base + off;
+    d.dst_gpu = dst;
+    d.dst_addr = dst_base + off;
+    d.bytes = std::min(per, bytes - off);
+    d.done = &counter;
+    s_node.dma->submit(d);
+  }
+  sc.run();
+  return P2pProbe{counter.last - Tick{}, sc.machine().fabric->hops(src, dst)};
+}
+
+CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec) {
+  Simulator sim;
+  system::System sys(sim, ConfigNode::root(system));
+  const auto per_node = sys.fabric().resolved_config().value("gpus_per_node", 0);
+  const collectives::LibraryConfig lib =
+      collectives::bind_library(sys.collectives_config(), static_cast<uint32_t>(per_node));
+  collectives::Collective c(sim, &sys, "probe", sys.machine(), lib, spec);
+  sim.elaborate();
+  c.start(nullptr, 0);
+  sim.run();
+  sim.finish();
+  if (!c.done()) throw ModelError(c.path(), "collective did not complete");
+  CollectiveProbe p;
+  p.time_us = c.elapsed().to_us();
+  p.how = std::string(to_string(c.algo())) + "/" + to_string(c.protocol()) + "/" +
+          to_string(c.executor()) + "/" + std::to_string(c.channels()) + "ch";
+  return p;
+}
+
+double busbw_factor(collectives::Kind kind, int ranks) {
+  return (kind == collectives::Kind::kAllReduce ? 2.0 : 1.0) * (ranks - 1) / ranks;
+}
+
+}  // namespace t3sim::studies

@@ -1,0 +1,59 @@
+// Microbenchmark probes on one simulated system, each in a fresh Simulator: one GEMM on GPU 0
+// (timed from the first dispatch to the last tile store), HBM streams on GPU 0, a DMA remote write
+// between two GPUs, and one collective (nccl-tests style). The CLI's gemm/membw/p2p/nccl-tests
+// commands and the validation sets both measure through these, so each is simulated one way.
+// Contract: inputs are checked by the caller except where noted; results are plain numbers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/collectives/collective.h"
+#include "models/common/memory.h"
+#include "models/gpu/gemm_plan.h"
+#include "sim/config.h"
+#include "sim/units.h"
+
+namespace t3sim::studies {
+
+struct GemmProbe {
+  double time_us = 0;
+  double tflops = 0;
+  uint64_t dram_bytes = 0;
+  uint64_t waves = 0;  // tiles / (CUs x workgroups per CU), rounded up
+};
+// One M x N x K GEMM (2-byte elements) on all CUs of GPU 0.
+GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape);
+
+// The HBM commands streamed at once for a pattern: read, write, copy (read + write), update (one
+// NMC read-modify-write command) and rmw (hbm_bench's a[i] += b[i]: two reads and a write).
+// nullopt for any other name.
+std::optional<std::vector<common::MemCmd>> hbm_pattern_commands(std::string_view pattern);
+
+// Streams `bytes` through GPU 0's HBM once per command, all streams at once (transaction-sized
+// requests, 4096 in flight each); returns the time until the last one completes.
+Duration probe_hbm_streams(const ConfigDoc& system, const std::vector<common::MemCmd>& cmds,
+                           uint64_t bytes);
+
+struct P2pProbe {
+  Duration time;
+  int hops = 0;
+};
+// `bytes` written from GPU `src` to GPU `dst`, split evenly over the source's DMA engines.
+// UsageError unless src and dst are different GPUs of the system.
+P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes);
+
+struct CollectiveProbe {
+  double time_us = 0;
+  std::string how;  // algorithm/protocol/executor/channels chosen
+};
+// One collective of `spec` (its group, size and element width as given).
+CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec);
+
+// nccl-tests bus-bandwidth factor (hardware.md §5.5): 2(n-1)/n for all-reduce, (n-1)/n else.
+double busbw_factor(collectives::Kind kind, int ranks);
+
+}  // namespace t3sim::studies

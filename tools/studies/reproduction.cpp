@@ -1,0 +1,172 @@
+// The reproduction's job plan (modes, isolated pieces, CU splits, Fig. 17 timelines per point),
+// the parallel run and the per-point assembly of composed modes.
+#include <chrono>
+
+#include "models/system/system.h"
+#include "sim/errors.h"
+#include "tools/studies/inputs.h"
+#include "tools/studies/parallel.h"
+#include "tools/studies/reproduction.h"
+
+namespace t3sim::studies {
+namespace {
+
+struct Job {
+  size_t point = 0;
+  enum class Kind { kMode, kPiece, kCuSplit, kTimeline } kind = Kind::kMode;
+  system::Mode mode = system::Mode::kSequential;
+  system::Piece piece = system::Piece::kGemm;
+  uint32_t cus = 0;
+  system::RunOptions opts;
+};
+
+void add_points(const Env& env, const Experiment& e, const PointSet& ps, bool large,
+                std::vector<PointResult>& out) {
+  for (const auto& model : ps.models) {
+    for (int tp : ps.tp) {
+      for (const auto& sl : ps.sublayers) {
+        PointResult p;
+        p.model = model;
+        p.tp = tp;
+        p.sublayer = sl;
+        p.large = large;
+        const SublayerChoice c = choose_sublayer(env, model, tp, sl, 0);
+        p.tokens = c.tokens;
+        p.spec = c.spec;
+        p.spec.seed = e.seed;
+        out.push_back(std::move(p));
+      }
+    }
+  }
+}
+
+std::vector<Job> plan_jobs(const Experiment& e, const std::vector<PointResult>& points,
+                           const std::filesystem::path& dir) {
+  std::vector<Job> jobs;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const PointResult& p = points[i];
+    const PointSet& ps = p.large ? e.large : e.fig16;
+    const bool fig17 = !p.large && p.model == e.fig17_model && p.tp == e.fig17_tp &&
+                       p.sublayer == e.fig17_sublayer;
+    for (system::Mode m : ps.modes) {
+      // Composed from isolated pieces: sequential (GEMM + RS + AG) and the ideal modes.
+      if (m == system::Mode::kSequential || m == system::Mode::kIdeal ||
+          m == system::Mode::kIdealNmc) {
+        continue;
+      }
+      Job j{i, Job::Kind::kMode, m, system::Piece::kGemm, 0, {}};
+      if (fig17 && m == system::Mode::kT3Mca) {
+        j.opts.trace_path =
+            (dir / ("trace_" + p.model + "_" + p.sublayer + "_t3-mca.json")).string();
+      }
+      jobs.push_back(j);
+    }
+    if (fig17) {  // full runs that keep GPU 0's HBM traffic timeline
+      for (system::Mode m : {system::Mode::kSequential, system::Mode::kT3, system::Mode::kT3Mca}) {
+        Job j{i, Job::Kind::kTimeline, m, system::Piece::kGemm, 0, {}};
+        j.opts.timeline = true;
+        jobs.push_back(j);
+      }
+    }
+    std::vector<system::Piece> pieces{system::Piece::kGemm, system::Piece::kRsCu,
+                                      system::Piece::kAgCu};
+    for (system::Mode m : ps.modes) {
+      if (m == system::Mode::kIdealNmc) pieces.push_back(system::Piece::kRsNmc);
+    }
+    if (!p.large && !e.ar_cus.empty()) pieces.push_back(system::Piece::kArCu);
+    for (auto pc : pieces)
+      jobs.push_back(Job{i, Job::Kind::kPiece, system::Mode::kSequential, pc, 0, {}});
+    if (!p.large) {
+      for (uint32_t c : e.ar_cus) {
+        jobs.push_back(
+            Job{i, Job::Kind::kCuSplit, system::Mode::kCuSplit, system::Piece::kGemm, c, {}});
+      }
+    }
+  }
+  return jobs;
+}
+
+bool fused(system::Mode m) {
+  return m == system::Mode::kT3 || m == system::Mode::kT3Mca || m == system::Mode::kT3Direct;
+}
+
+// Places each job's result in its point, then composes sequential and the ideal modes from the
+// isolated pieces and appends the unfused all-gather to the fused modes.
+void assemble(Reproduction& rep, const std::vector<Job>& jobs,
+              std::vector<system::SublayerResult>& results) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    PointResult& p = rep.points[j.point];
+    rep.events += results[i].events;
+    if (j.kind == Job::Kind::kMode) p.modes[j.mode] = std::move(results[i]);
+    if (j.kind == Job::Kind::kPiece) p.pieces[j.piece] = std::move(results[i]);
+    if (j.kind == Job::Kind::kCuSplit) p.cu_split[j.cus] = std::move(results[i]);
+    if (j.kind == Job::Kind::kTimeline) p.timelines[j.mode] = std::move(results[i]);
+  }
+  for (auto& p : rep.points) {
+    const auto& pc = p.pieces;
+    for (auto& [m, r] : p.modes) {
+      if (fused(m)) system::append_ag(r, pc.at(system::Piece::kAgCu));
+    }
+    p.modes[system::Mode::kSequential] = system::compose_sequential(
+        pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsCu), pc.at(system::Piece::kAgCu));
+    p.modes[system::Mode::kIdeal] =
+        system::compose_ideal(pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsCu),
+                              pc.at(system::Piece::kAgCu), false);
+    if (pc.count(system::Piece::kRsNmc)) {
+      p.modes[system::Mode::kIdealNmc] =
+          system::compose_ideal(pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsNmc),
+                                pc.at(system::Piece::kAgCu), true);
+    }
+  }
+}
+
+system::SublayerResult run_job(const Job& j, const PointResult& p, const ConfigDoc& sys) {
+  system::SublayerSpec spec = p.spec;
+  if (j.kind == Job::Kind::kPiece) return system::run_piece(sys, spec, j.piece);
+  spec.ar_cus = j.cus == 0 ? spec.ar_cus : j.cus;
+  // The all-gather is not fused: every mode adds the same AG piece after its RS.
+  spec.include_ag = j.kind == Job::Kind::kTimeline || !fused(j.mode);
+  return system::run_sublayer(sys, spec, j.mode, j.opts);
+}
+
+}  // namespace
+
+Reproduction run_reproduction(const Env& env, const ReproductionRequest& req) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::filesystem::path experiment =
+      req.experiment.empty() ? env.configs_dir / "experiments" / "t3-paper.json" : req.experiment;
+  const ConfigDoc doc = load_config(experiment.string(), {env.configs_dir});
+  Reproduction rep;
+  rep.exp = read_experiment(env, doc);
+  rep.dir = req.out.empty() ? std::filesystem::path("results") / rep.exp.name : req.out;
+  std::filesystem::create_directories(rep.dir);
+  add_points(env, rep.exp, rep.exp.fig16, false, rep.points);
+  add_points(env, rep.exp, rep.exp.large, true, rep.points);
+  std::map<int, ConfigDoc> systems;
+  for (const auto& p : rep.points) {
+    if (!systems.count(p.tp))
+      systems.emplace(p.tp, load_system(env, system_for(rep.exp, p.tp), {}));
+  }
+  const std::vector<Job> jobs = plan_jobs(rep.exp, rep.points, rep.dir);
+  std::vector<system::SublayerResult> results(jobs.size());
+  rep.threads = req.threads == 0 ? default_threads() : req.threads;
+  rep.runs = jobs.size();
+  size_t done = 0;
+  run_parallel(
+      jobs.size(), rep.threads,
+      [&](size_t i) {
+        const PointResult& p = rep.points[jobs[i].point];
+        results[i] = run_job(jobs[i], p, systems.at(p.tp));
+      },
+      [&](size_t) {
+        ++done;
+        if (req.progress) req.progress(done, jobs.size());
+      });
+  assemble(rep, jobs, results);
+  rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  write_reproduction(rep, rep.dir);
+  return rep;
+}
+
+}  // namespace t3sim::studies

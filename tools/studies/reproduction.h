@@ -1,0 +1,60 @@
+// The T3 reproduction: every point of Fig. 16, the large models and Fig. 6 becomes a set of
+// independent simulation jobs (modes and isolated pieces) run on all cores; results are assembled
+// per point (sequential and the ideal modes composed from isolated pieces, the unfused all-gather
+// appended to fused modes) and written as CSV/JSON tables, summary.json, report.md and a Perfetto
+// trace. Figures are drawn by tools/plot_t3.py from those tables, outside this library.
+// Contract: outputs depend only on the experiment and configs, never on the thread count.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/system/sublayer.h"
+#include "tools/studies/experiment.h"
+
+namespace t3sim::studies {
+
+struct PointResult {
+  std::string model;
+  int tp = 0;
+  std::string sublayer;
+  bool large = false;
+  int64_t tokens = 0;
+  system::SublayerSpec spec;
+  std::map<system::Mode, system::SublayerResult> modes;  // incl. composed ideal modes
+  std::map<system::Piece, system::SublayerResult> pieces;
+  std::map<uint32_t, system::SublayerResult> cu_split;       // by AR CUs
+  std::map<system::Mode, system::SublayerResult> timelines;  // Fig. 17 runs (HBM timeline kept)
+};
+
+struct Reproduction {
+  Experiment exp;
+  std::vector<PointResult> points;
+  std::filesystem::path dir;  // where the tables were written
+  size_t runs = 0;            // simulation jobs run
+  double wall_s = 0;          // from reading the experiment to the last table written
+  uint64_t events = 0;
+  unsigned threads = 1;
+};
+
+struct ReproductionRequest {
+  std::filesystem::path experiment;  // kind "experiment"; empty = configs/experiments/t3-paper.json
+  std::filesystem::path out;         // empty = results/<experiment name>/
+  unsigned threads = 0;              // 0 = all cores
+  // Called after each finished run (serialised, from worker threads): runs done, runs in all.
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+// Reads the experiment, runs every job, assembles the points and writes the tables into the
+// output directory (created if missing).
+Reproduction run_reproduction(const Env& env, const ReproductionRequest& request);
+
+// Writes every table, summary.json and report.md into `dir` (atomic files).
+void write_reproduction(const Reproduction& r, const std::filesystem::path& dir);
+
+}  // namespace t3sim::studies

@@ -1,0 +1,65 @@
+// The sweep runner: a share of a sweep's points on worker threads, and the MPI distribution of
+// sweeps (built when CMake finds MPI; T3SIM_HAVE_MPI). MpiSession initialises
+// MPI only when the process was started by a launcher (mpirun sets OMPI_COMM_WORLD_SIZE or
+// PMI_SIZE), so plain runs never touch MPI. Points are dealt round-robin (index % size == rank);
+// ranks > 0 send each finished row to rank 0, which alone writes the file.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tools/studies/sweep_output.h"
+#include "tools/studies/sweep_spec.h"
+
+namespace t3sim::studies {
+
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  unsigned size() const { return size_; }
+  unsigned rank() const { return rank_; }
+
+ private:
+  unsigned size_ = 1;
+  unsigned rank_ = 0;
+  bool active_ = false;
+};
+
+// Runs `todo` on `threads` threads, calling `emit(index, row)` (serialised) per finished point.
+void run_sweep_share(const Env& env, const SweepSpec& spec, const std::vector<size_t>& todo,
+                     unsigned threads, bool jsonl,
+                     const std::function<void(size_t, const std::string&)>& emit);
+
+struct SweepRequest {
+  std::filesystem::path out;  // .csv, or .jsonl for JSON Lines
+  unsigned threads = 1;
+  bool resume = false;  // keep the points already in `out`
+  // Called once before the first point runs: points already in `out`, points in all.
+  std::function<void(size_t already, size_t total)> on_start;
+  // Called after each finished point (serialised, from worker threads).
+  std::function<void()> on_point;
+};
+struct SweepRun {
+  size_t points = 0;   // in the spec
+  size_t run_now = 0;  // run by this call
+};
+// Runs every point of `spec` not yet in the output on this process and writes the file in point
+// order (atomically, byte-identical for any thread count).
+SweepRun run_sweep(const Env& env, const SweepSpec& spec, const SweepRequest& request);
+
+struct MpiSweepResult {
+  size_t points = 0;   // in the spec
+  size_t run_now = 0;  // not already in the output before this run
+  double wall_s = 0;
+};
+// Runs this rank's share of the points; rank 0 writes `out`. UsageError without MPI support.
+MpiSweepResult run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::string& out,
+                             bool resume, unsigned threads, MpiSession& mpi);
+
+}  // namespace t3sim::studies
