@@ -112,11 +112,12 @@ Topology build_two_level(const FabricConfig& c) {
 }
 
 constexpr std::array<TopologyKind, 4> kTopologies{{
-    {"ring", kKeyGpus, kKeyBidirectional, &build_ring},
-    {"fully_connected", kKeyGpus, 0, &build_fully_connected},
-    {"switch", kKeyGpus | kKeySwitch, 0, &build_switch},
+    {"ring", kKeyGpus, kKeyBidirectional, true, &build_ring},
+    {"fully_connected", kKeyGpus, 0, true, &build_fully_connected},
+    {"switch", kKeyGpus | kKeySwitch, 0, true, &build_switch},
+    // Rails make GPU g's peers depend on g mod gpus_per_node: not one rotation for all GPUs.
     {"two_level", kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch, kKeyGpus,
-     &build_two_level},
+     false, &build_two_level},
 }};
 
 }  // namespace
@@ -160,6 +161,11 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
     if (auto p = too_few_ports(attached, c.nvswitch->ports, "switch", "NVSwitch plane")) return p;
   }
   return std::nullopt;
+}
+
+bool rotation_symmetric(const FabricConfig& cfg) {
+  const TopologyKind* k = find_topology(cfg.topology);
+  return k != nullptr && k->rotation_symmetric;
 }
 
 Topology build_topology(const FabricConfig& cfg) {

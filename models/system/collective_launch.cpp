@@ -38,7 +38,8 @@ class Run final : public CollectiveRun, public collectives::CollectiveDone {
 uint32_t default_channels(Scenario& sc) { return library(sc).channels; }
 
 std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollExec exec,
-                                                 uint64_t bytes, const std::vector<uint64_t>& addrs,
+                                                 uint64_t bytes, uint32_t elem_bytes,
+                                                 const std::vector<uint64_t>& addrs,
                                                  uint32_t channels, std::function<void()> then) {
   collectives::CollectiveSpec spec;
   spec.kind = op == CollOp::kReduceScatter ? collectives::Kind::kReduceScatter
@@ -48,7 +49,7 @@ std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollEx
   spec.algo = collectives::Algo::kRing;
   spec.exec = exec == CollExec::kCu ? collectives::Executor::kCu : collectives::Executor::kDma;
   spec.channels = channels;
-  spec.elem_bytes = 2;
+  spec.elem_bytes = elem_bytes;
   spec.buffer_addr = addrs;
   spec.fold = sc.folded();
   return std::make_unique<Run>(sc, std::move(spec), std::move(then), sc.next_serial());
