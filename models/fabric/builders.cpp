@@ -87,6 +87,7 @@ Topology build_switch(const FabricConfig& c) {
 Topology build_two_level(const FabricConfig& c) {
   const int gpn = c.gpus_per_node;
   Topology t = start(c, c.nodes * gpn);
+  t.gpus_per_node = gpn;
   std::vector<uint32_t> nvsw(static_cast<size_t>(c.nodes));
   for (int n = 0; n < c.nodes && gpn > 1; ++n) {
     nvsw[n] = t.add_node(NodeKind::kNvSwitch, "nvswitch" + std::to_string(n));

@@ -57,11 +57,6 @@ class FusedHooks : public gpu::GemmHooks {
   Join& join_;
 };
 
-uint32_t tracker_capacity(System& sys) {
-  return static_cast<uint32_t>(
-      bind(tracker::tracker_params(), sys.t3_config()).integer("tracker_entries"));
-}
-
 }  // namespace
 
 SublayerResult run_fused(const ModeRun& run) {
@@ -115,7 +110,7 @@ SublayerResult run_fused(const ModeRun& run) {
     }
   });
   Join gemm_join(active, nullptr);
-  const uint32_t capacity = tracker_capacity(sc.system());
+  const uint32_t capacity = sc.system().t3().tracker_entries;
   std::vector<std::unique_ptr<tracker::Tracker>> trackers;
   std::vector<std::unique_ptr<FusedHooks>> hooks;
   if (!mode.policy.empty()) {

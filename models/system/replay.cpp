@@ -284,8 +284,8 @@ void check_tp(const Trace& t, int gpus, const std::string& file) {
     const std::string n = std::to_string(tp);
     throw ConfigError(file, pointer,
                       what + " is " + n + " but the system has " + std::to_string(gpus) +
-                          " GPUs; replay with --set gpus=" + n + " --set fabric.gpus=" + n +
-                          " or a system with " + n + " GPUs");
+                          " GPUs; replay with --set gpus=" + n + " or a system with " + n +
+                          " GPUs");
   };
   if (t.metadata.tp && *t.metadata.tp != gpus) fail("/metadata/tp", "metadata.tp", *t.metadata.tp);
   for (size_t i = 0; i < t.ops.size(); ++i) {

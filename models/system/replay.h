@@ -70,7 +70,7 @@ struct ReplayResult {
 // and of the previous op on its stream; time 0 is the first start. Identical simulations (kind,
 // shape or bytes, element size, mode) run once per replay.
 // Errors (ConfigError, `file` + pointer): a tp_group or metadata.tp other than the system's GPU
-// count (suggesting --set gpus=N --set fabric.gpus=N or a matching system), and stream orders that
+// count (suggesting --set gpus=N or a matching system), and stream orders that
 // deadlock against the deps (op A waits for B which is queued behind A on its stream).
 ReplayResult replay_trace(const ConfigDoc& system_doc, const workload::Trace& trace,
                           const std::string& file, const ReplayOptions& options = {});

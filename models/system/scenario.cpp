@@ -33,9 +33,9 @@ Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, boo
 
 namespace {
 bool symmetric_fabric(const ConfigDoc& doc) {
-  const ConfigNode root = ConfigNode::root(doc);
-  if (!root.has("fabric")) return false;  // System's binding reports the missing key
-  return fabric::rotation_symmetric(fabric::parse_fabric_config(root.child("fabric")));
+  const BoundParams b = bind(system_params(), ConfigNode::root(doc));
+  return fabric::rotation_symmetric(
+      fabric::parse_fabric_config(b.node("fabric"), static_cast<int>(b.integer("gpus"))));
 }
 }  // namespace
 

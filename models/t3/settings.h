@@ -1,0 +1,21 @@
+// T3's hardware settings of one machine (a system config's "t3" object): the tracker table size
+// (t3-paper.md §3.3). Bound once, when the System is built; mode runners read the struct.
+// Contract: bind_t3() binds strictly (ConfigError naming the file and JSON pointer).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/config.h"
+#include "sim/params.h"
+
+namespace t3sim::t3 {
+
+struct T3Settings {
+  uint32_t tracker_entries = 0;  // tracker table entries per GPU
+};
+
+// Every key of the "t3" object (the tracker's parameters).
+Params t3_params();
+T3Settings bind_t3(const ConfigNode& node);
+
+}  // namespace t3sim::t3
