@@ -50,8 +50,6 @@ class System : public Component {
   // "collectives" object sets it.
   const collectives::LibraryConfig& collectives() const { return collectives_; }
   const t3::T3Settings& t3() const { return t3_; }
-  ConfigNode collectives_config() const { return bound_.node("collectives"); }
-  ConfigNode t3_config() const { return bound_.node("t3"); }
   const nlohmann::ordered_json& resolved() const { return bound_.resolved(); }
 
  private:

@@ -22,9 +22,7 @@ namespace {}  // namespace
 
 void check_system_doc(const ConfigDoc& doc) {
   Simulator sim;
-  system::System sys(sim, ConfigNode::root(doc));
-  collectives::bind_library(sys.collectives_config());
-  bind(tracker::tracker_params(), sys.t3_config());
+  system::System sys(sim, ConfigNode::root(doc));  // binds collectives and t3 settings too
 }
 
 namespace {

@@ -95,9 +95,7 @@ struct Point {
 Point simulate(const ConfigDoc& doc, const collectives::CollectiveSpec& base, uint64_t bytes) {
   Simulator sim;
   system::System sys(sim, ConfigNode::root(doc));
-  const auto per_node = sys.fabric().resolved_config().value("gpus_per_node", 0);
-  const collectives::LibraryConfig lib =
-      collectives::bind_library(sys.collectives_config(), static_cast<uint32_t>(per_node));
+  const collectives::LibraryConfig lib = sys.collectives();
   collectives::CollectiveSpec spec = base;
   spec.bytes = bytes;
   collectives::Collective c(sim, &sys, "nccl_test", sys.machine(), lib, spec);

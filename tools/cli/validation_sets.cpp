@@ -245,9 +245,7 @@ Duration sim_hbm_streams(const ConfigDoc& system, const std::vector<common::MemC
 double sim_allreduce_busbw(const ConfigDoc& system, uint64_t bytes) {
   Simulator sim;
   system::System sys(sim, ConfigNode::root(system));
-  const auto per_node = sys.fabric().resolved_config().value("gpus_per_node", 0);
-  const collectives::LibraryConfig lib =
-      collectives::bind_library(sys.collectives_config(), static_cast<uint32_t>(per_node));
+  const collectives::LibraryConfig lib = sys.collectives();
   collectives::CollectiveSpec spec;
   spec.kind = collectives::Kind::kAllReduce;
   spec.bytes = bytes;
