@@ -191,7 +191,8 @@ std::string to_json_pointer(std::string_view path) {
 }
 
 bool is_annotation_key(std::string_view key) {
-  return key == "source" || key == "description" || (!key.empty() && key.front() == '$');
+  return key == "source" || key == "description" || key == "kind" ||
+         (!key.empty() && key.front() == '$');
 }
 
 std::string nearest_name(std::string_view word, const std::vector<std::string>& candidates) {
