@@ -116,6 +116,7 @@ Geometry Collective::geometry(const CollectiveSpec& spec) const {
   g.slice_floor = p.chunk.count() / p.slices_per_chunk / 32;  // NCCL: sliceSize / 32
   g.channel_major = proto_ == Protocol::kSimple;
   g.gpus_per_node = lib_.gpus_per_node;
+  g.ring_step = lib_.ring_reversed ? -1 : 1;
   return g;
 }
 

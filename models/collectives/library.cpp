@@ -161,6 +161,11 @@ Params library_params() {
   p.optional("piece", ParamKind::kBytes, "16 KiB",
              "CU memory-work granularity (fidelity knob: loads then stores per piece)")
       .range(256, 1 << 20);
+  p.optional(
+       "ring_direction", ParamKind::kString, "forward",
+       "ring schedules: forward = rank r sends to r+1 (NCCL's ring order), backward = to r-1; "
+       "on a bidirectional ring each direction has its own links")
+      .one_of({"forward", "backward"});
   return p;
 }
 
@@ -181,6 +186,7 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
                                                : fabric_gpus_per_node;
   c.inter_node_latency = b.duration("inter_node_latency");
   c.piece = b.bytes("piece");
+  c.ring_reversed = b.str("ring_direction") == "backward";
   return c;
 }
 

@@ -71,6 +71,7 @@ struct LibraryConfig {
   uint32_t gpus_per_node = 0;             // 0 = every GPU in one node
   Duration inter_node_latency;            // extra per-slice flag latency on inter-node hops
   Bytes piece;                            // CU memory-work granularity (fidelity knob)
+  bool ring_reversed = false;             // ring rank r sends to r-1 instead of r+1
 
   const ProtocolSpec& spec(Protocol p) const;
   // Auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when every hop is

@@ -75,7 +75,9 @@ SublayerResult run_fused(const ModeRun& run) {
     in.tile_m = t3::chunk_compatible_tile_m(s.shape.m, static_cast<uint32_t>(n), in.tile_m);
   }
   in.group_m = sc.spec().group_m;
-  for (int g = 0; g < n; ++g) {
+  const bool forward = sc.system().t3().rs_forward;  // position i sends to position i-1
+  for (int i = 0; i < n; ++i) {
+    const int g = forward ? (n - i) % n : i;
     in.ring.push_back(g);
     in.a_addr.push_back(sc.buffers(g).a);
     in.b_addr.push_back(sc.buffers(g).b);
@@ -91,9 +93,7 @@ SublayerResult run_fused(const ModeRun& run) {
     sc.machine().remote->fold(mirror.get());
   }
   uint32_t owned = 0;
-  for (int g = 0; g < active; ++g) {
-    owned += static_cast<uint32_t>(plans[static_cast<size_t>(g)].owned_tiles.size());
-  }
+  for (const auto& plan : plans) owned += static_cast<uint32_t>(plan.owned_tiles.size());
   Tick rs_end{};
   std::unique_ptr<CollectiveRun> ag;
   const uint64_t bytes = output_bytes(s);
@@ -116,8 +116,8 @@ SublayerResult run_fused(const ModeRun& run) {
   if (!mode.policy.empty()) {
     for (int g = 0; g < active; ++g) sc.system().hbm(g).set_policy(std::string(mode.policy));
   }
-  for (int g = 0; g < active; ++g) {
-    auto& plan = plans[static_cast<size_t>(g)];
+  for (auto& plan : plans) {  // one per ring position; the position's GPU is plan.gpu
+    const int g = plan.gpu;
     trackers.push_back(std::make_unique<tracker::Tracker>(
         sc.sim(), &sc.system().machine_component(g), "tracker", g, capacity,
         sc.spec().cus * sc.spec().wgs_per_cu, plan.gemm.tiles(),
@@ -127,9 +127,9 @@ SublayerResult run_fused(const ModeRun& run) {
     sc.machine().remote->set_gate(g, trackers.back().get());
     hooks.push_back(std::make_unique<FusedHooks>(*trackers.back(), gemm_join));
   }
-  for (int g = 0; g < active; ++g) {
-    auto& k = sc.launch_gemm(g, std::move(plans[static_cast<size_t>(g)].gemm), sc.spec().cus,
-                             hooks[static_cast<size_t>(g)].get());
+  for (size_t p = 0; p < plans.size(); ++p) {
+    const int g = plans[p].gpu;
+    auto& k = sc.launch_gemm(g, std::move(plans[p].gemm), sc.spec().cus, hooks[p].get());
     control.set_kernel(g, &k);
   }
   sc.run();

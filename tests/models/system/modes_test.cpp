@@ -84,6 +84,24 @@ TEST(Modes, FoldingIsKnownBeforeTheRun) {
   EXPECT_FALSE(can_fold(two, Piece::kRsCu));
 }
 
+TEST(Modes, FusedRsRunsEitherWayRoundTheRing) {
+  SublayerSpec s = small();
+  s.fold = false;
+  const SublayerResult back = run_sublayer(ring8(), s, Mode::kT3);
+  ConfigDoc fwd_doc = ring8();
+  apply_override(fwd_doc, "t3.rs_direction=\"forward\"");
+  const SublayerResult fwd = run_sublayer(fwd_doc, s, Mode::kT3);
+  EXPECT_EQ(fwd.tracker_triggers, back.tracker_triggers);
+  EXPECT_EQ(fwd.dram_total, back.dram_total);
+  EXPECT_NEAR(fwd.total_us, back.total_us, 0.02 * back.total_us);  // mirror image on a 2-way ring
+  // On a one-way ring (g -> g-1 only) the forward RS takes n-1 hops per step.
+  apply_override(fwd_doc, "fabric.bidirectional=false");
+  ConfigDoc one_way = ring8();
+  apply_override(one_way, "fabric.bidirectional=false");
+  EXPECT_GT(run_sublayer(fwd_doc, s, Mode::kT3).link_bytes,
+            run_sublayer(one_way, s, Mode::kT3).link_bytes);
+}
+
 TEST(Modes, EveryModeRunsOnASmallSublayer) {
   for (Mode m : all_modes()) {
     SCOPED_TRACE(std::string(to_string(m)));
