@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/collectives/algorithms.h"
 #include "sim/errors.h"
 
 namespace t3sim::collectives {
@@ -114,7 +115,7 @@ Params library_params() {
       .range(1, 64);
   p.optional("algorithm", ParamKind::kString, "auto",
              "default algorithm (auto: hierarchical all-reduce across nodes, else ring)")
-      .one_of({"auto", "ring", "direct", "hierarchical"});
+      .one_of(algorithm_names());
   p.optional("protocol", ParamKind::kString, "auto", "default protocol (auto: by size)")
       .one_of({"auto", "simple", "ll128", "ll"});
   p.optional("executor", ParamKind::kString, "cu", "default executor: CU kernels or DMA engines")

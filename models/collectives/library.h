@@ -2,8 +2,9 @@
 // algorithm/protocol/executor defaults, NCCL's per-protocol geometry (buffer, NCCL_STEPS slots,
 // chunk and slice steps, per-channel thresholds), per-protocol costs (launch and per-slice
 // flag/fence latency, payload fraction on the wire), GPU-link efficiency and auto thresholds.
-// Fidelity: NCCL's structure (hardware.md §5.2-5.4), not its cost formula. Defaults: NCCL constants
-// and costs fitted to the 8x A100 sweep (library.cpp); systems may override any key. Invariants
+// Fidelity: NCCL's structure (hardware.md §5.2-5.4), not its cost formula. No C++ defaults for
+// NCCL's constants or the fitted costs: configs/presets/collectives/ holds them with sources and
+// every system extends one explicitly. Invariants
 // after bind_library(): chunk = chunk_steps x step payload, slots >= 1, efficiencies in (0, 1].
 #pragma once
 
