@@ -164,7 +164,8 @@ std::string to_json_pointer(std::string_view path) {
 }
 
 bool is_annotation_key(std::string_view key) {
-  return key == "source" || key == "description" || (!key.empty() && key.front() == '$');
+  return key == "source" || key == "description" || key == "kind" ||
+         (!key.empty() && key.front() == '$');
 }
 
 nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer) {

@@ -43,6 +43,8 @@ nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer);
 // Converts "a.b.0.c" or "/a/b/0/c" to a JSON pointer string.
 std::string to_json_pointer(std::string_view path);
 
+// "source", "description", "kind" (a document's type; declared as a parameter where it is bound)
+// and "$..." keys annotate a config and are never unknown keys.
 bool is_annotation_key(std::string_view key);
 
 class ConfigNode {

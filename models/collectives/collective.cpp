@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "models/collectives/algorithms.h"
 #include "models/collectives/cu_executor.h"
 #include "models/collectives/dma_executor.h"
 #include "models/collectives/fold.h"
@@ -22,13 +23,7 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
       bytes_(spec.bytes) {
   resolve(spec);
   const Geometry g = geometry(spec);
-  if (algo_ == Algo::kDirect) {
-    schedule_ = make_direct(g);
-  } else if (algo_ == Algo::kHierarchical) {
-    schedule_ = make_hierarchical(g);
-  } else {
-    schedule_ = make_ring(g);
-  }
+  schedule_ = algorithm(algo_).build(g);
   if (spec.fold) {
     if (exec_ != Executor::kCu) throw common::FoldError("DMA-engine collectives");
     bool in_order = group_.size() == machine_.gpus.size();
@@ -92,8 +87,9 @@ void Collective::resolve(const CollectiveSpec& spec) {
   if (algo_ == Algo::kAuto) {
     algo_ = multi_node && kind_ == Kind::kAllReduce ? Algo::kHierarchical : Algo::kRing;
   }
-  if (algo_ == Algo::kHierarchical && kind_ != Kind::kAllReduce) {
-    throw ConfigError(path(), "/algo", "the hierarchical algorithm is an all-reduce");
+  if (algorithm(algo_).all_reduce_only && kind_ != Kind::kAllReduce) {
+    throw ConfigError(path(), "/algo",
+                      "the " + std::string(algorithm(algo_).name) + " algorithm is an all-reduce");
   }
   const Protocol want = spec.proto != Protocol::kAuto ? spec.proto : lib_.protocol;
   proto_ = exec_ == Executor::kDma ? Protocol::kSimple : lib_.select(want, bytes_, multi_node);
@@ -116,6 +112,7 @@ Geometry Collective::geometry(const CollectiveSpec& spec) const {
   g.slice_floor = p.chunk.count() / p.slices_per_chunk / 32;  // NCCL: sliceSize / 32
   g.channel_major = proto_ == Protocol::kSimple;
   g.gpus_per_node = lib_.gpus_per_node;
+  g.ring_step = lib_.ring_reversed ? -1 : 1;
   return g;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/collectives/algorithms.h"
 #include "sim/errors.h"
 
 namespace t3sim::collectives {
@@ -11,55 +12,35 @@ namespace {
 constexpr uint64_t kPpm = 1'000'000;
 constexpr uint64_t kAlign = 4096;  // chunk granularity of the generators (schedule.h)
 
-struct ProtoDefaults {
-  const char* prefix;
-  const char* buffer;
-  const char* channel_bytes;
-  int chunk_steps;
-  int slice_steps;
-  const char* step_latency;
-  const char* base_latency;
-  double efficiency;
-};
+// The per-protocol keys carry no C++ defaults: their values (NCCL's geometry and the costs
+// fitted to the 8x A100 sweep) live in configs/presets/collectives/nccl-a100.json with sources,
+// and every system extends a preset explicitly.
+constexpr std::array<const char*, 3> kProtos{"simple", "ll128", "ll"};
 
-// Defaults: NCCL's structure (buffers, CHUNKSTEPS/SLICESTEPS, per-channel thresholds: NCCL threads
-// x threadThreshold, LL/LL128 payload fractions; hardware.md §5.2-5.3) and costs fitted to the 8x
-// A100 all_reduce_perf sweep (measurements.md §1(A)); NCCL's tuner constants for comparison (§5.4):
-// step latency 3.4 / 1.9 / 0.6 us, base latency 8.4 / 14 / 6.6 us (Simple / LL128 / LL).
-constexpr std::array<ProtoDefaults, 3> kProtos{{
-    {"simple", "4 MiB", "32 KiB", 4, 2, "6 us", "20 us", 1.0},
-    {"ll128", "4800 KiB", "5 KiB", 1, 1, "4 us", "15 us", 0.9375},
-    {"ll", "512 KiB", "4 KiB", 1, 1, "0.6 us", "15 us", 0.5},
-}};
-
-void declare_protocol(Params& p, const ProtoDefaults& d) {
-  const std::string x = d.prefix;
-  p.optional(x + "_buffer", ParamKind::kBytes, d.buffer,
+void declare_protocol(Params& p, const std::string& x) {
+  p.required(x + "_buffer", ParamKind::kBytes,
              x + ": receive buffer per connection and channel, wire bytes (NCCL buffSizes)")
       .at_least(4096);
-  p.optional(x + "_channel_bytes", ParamKind::kBytes, d.channel_bytes,
+  p.required(x + "_channel_bytes", ParamKind::kBytes,
              x + ": bytes of S per channel below which fewer channels run (NCCL threads x "
                  "threadThreshold; LL rings: per rank)")
       .at_least(1);
-  p.optional(x + "_chunk_steps", ParamKind::kInt, d.chunk_steps,
-             x + ": buffer steps per chunk (NCCL CHUNKSTEPS)")
+  p.required(x + "_chunk_steps", ParamKind::kInt, x + ": buffer steps per chunk (NCCL CHUNKSTEPS)")
       .range(1, 64);
-  p.optional(x + "_slice_steps", ParamKind::kInt, d.slice_steps,
-             x + ": buffer steps per slice (NCCL SLICESTEPS)")
+  p.required(x + "_slice_steps", ParamKind::kInt, x + ": buffer steps per slice (NCCL SLICESTEPS)")
       .range(1, 64);
-  p.optional(x + "_step_latency", ParamKind::kDuration, d.step_latency,
+  p.required(x + "_step_latency", ParamKind::kDuration,
              x + ": per-slice synchronisation cost on the CU (flag write/poll" +
                  std::string(x == "simple" ? " and memory fence" : "") + ")");
-  p.optional(x + "_base_latency", ParamKind::kDuration, d.base_latency,
+  p.required(x + "_base_latency", ParamKind::kDuration,
              x + ": launch latency of the collective kernel");
-  p.optional(x + "_efficiency", ParamKind::kReal, d.efficiency,
+  p.required(x + "_efficiency", ParamKind::kReal,
              x + ": payload bytes per wire byte (LL 8/16, LL128 120/128)")
       .range(0.01, 1.0);
 }
 
-ProtocolSpec bind_protocol(const BoundParams& b, const ProtoDefaults& d, uint32_t steps,
+ProtocolSpec bind_protocol(const BoundParams& b, const std::string& x, uint32_t steps,
                            double link_efficiency, const ConfigNode& node) {
-  const std::string x = d.prefix;
   ProtocolSpec s;
   s.buffer = b.bytes(x + "_buffer");
   s.channel_bytes = b.bytes(x + "_channel_bytes");
@@ -129,38 +110,39 @@ uint32_t LibraryConfig::channels_for(Protocol p, uint32_t want, uint64_t bytes, 
 
 Params library_params() {
   Params p;
-  p.optional("channels", ParamKind::kInt, 24,
-             "channels per collective: one CU (CTA) on every GPU each, 1/channels of the data "
-             "(default: NCCL's 24 on 8x A100 NVSwitch, NVIDIA/nccl-tests#100)")
+  p.required("channels", ParamKind::kInt,
+             "channels per collective: one CU (CTA) on every GPU each, 1/channels of the data")
       .range(1, 64);
   p.optional("algorithm", ParamKind::kString, "auto",
              "default algorithm (auto: hierarchical all-reduce across nodes, else ring)")
-      .one_of({"auto", "ring", "direct", "hierarchical"});
+      .one_of(algorithm_names());
   p.optional("protocol", ParamKind::kString, "auto", "default protocol (auto: by size)")
       .one_of({"auto", "simple", "ll128", "ll"});
   p.optional("executor", ParamKind::kString, "cu", "default executor: CU kernels or DMA engines")
       .one_of({"cu", "dma"});
-  p.optional("steps", ParamKind::kInt, 8, "buffer slots per connection (NCCL_STEPS)").range(1, 64);
-  for (const auto& d : kProtos) declare_protocol(p, d);
-  p.optional("link_efficiency", ParamKind::kReal, 0.82,
+  p.required("steps", ParamKind::kInt, "buffer slots per connection (NCCL_STEPS)").range(1, 64);
+  for (const char* x : kProtos) declare_protocol(p, x);
+  p.required("link_efficiency", ParamKind::kReal,
              "fraction of a GPU link's raw rate left for protocol bytes after packet headers and "
-             "flow control, intra-node hops only (network hops: the fabric's nic.efficiency); "
-             "default: NVLink's ~20% overhead, hardware.md §1")
+             "flow control, intra-node hops only (network hops: the fabric's nic.efficiency)")
       .range(0.01, 1.0);
-  p.optional("ll_max", ParamKind::kBytes, "512 KiB", "auto protocol: LL for sizes up to this");
-  p.optional("ll128_max", ParamKind::kBytes, "8 MiB",
-             "auto protocol: LL128 up to this when every hop is intra-node NVLink (default: the "
-             "LL128 -> Simple step of the A100 sweep, measurements.md §1(A))");
+  p.required("ll_max", ParamKind::kBytes, "auto protocol: LL for sizes up to this");
+  p.required("ll128_max", ParamKind::kBytes,
+             "auto protocol: LL128 up to this when every hop is intra-node NVLink");
   p.optional("gpus_per_node", ParamKind::kInt, 0,
              "GPUs per node for hierarchical schedules and inter-node hops (0 = one node; "
              "absent: the fabric's gpus_per_node)")
       .range(0, 4096);
-  p.optional("inter_node_latency", ParamKind::kDuration, "10 us",
-             "extra per-slice flag latency of an inter-node hop: network proxy, NIC doorbells "
-             "(default: NCCL's NET - NVLink Simple hwLat, 14 - 3.4 us)");
+  p.required("inter_node_latency", ParamKind::kDuration,
+             "extra per-slice flag latency of an inter-node hop: network proxy, NIC doorbells");
   p.optional("piece", ParamKind::kBytes, "16 KiB",
              "CU memory-work granularity (fidelity knob: loads then stores per piece)")
       .range(256, 1 << 20);
+  p.optional(
+       "ring_direction", ParamKind::kString, "forward",
+       "ring schedules: forward = rank r sends to r+1 (NCCL's ring order), backward = to r-1; "
+       "on a bidirectional ring each direction has its own links")
+      .one_of({"forward", "backward"});
   return p;
 }
 
@@ -181,6 +163,7 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
                                                : fabric_gpus_per_node;
   c.inter_node_latency = b.duration("inter_node_latency");
   c.piece = b.bytes("piece");
+  c.ring_reversed = b.str("ring_direction") == "backward";
   return c;
 }
 

@@ -2,8 +2,9 @@
 // algorithm/protocol/executor defaults, NCCL's per-protocol geometry (buffer, NCCL_STEPS slots,
 // chunk and slice steps, per-channel thresholds), per-protocol costs (launch and per-slice
 // flag/fence latency, payload fraction on the wire), GPU-link efficiency and auto thresholds.
-// Fidelity: NCCL's structure (hardware.md §5.2-5.4), not its cost formula. Defaults: NCCL constants
-// and costs fitted to the 8x A100 sweep (library.cpp); systems may override any key. Invariants
+// Fidelity: NCCL's structure (hardware.md §5.2-5.4), not its cost formula. No C++ defaults for
+// NCCL's constants or the fitted costs: configs/presets/collectives/ holds them with sources and
+// every system extends one explicitly. Invariants
 // after bind_library(): chunk = chunk_steps x step payload, slots >= 1, efficiencies in (0, 1].
 #pragma once
 
@@ -71,6 +72,7 @@ struct LibraryConfig {
   uint32_t gpus_per_node = 0;             // 0 = every GPU in one node
   Duration inter_node_latency;            // extra per-slice flag latency on inter-node hops
   Bytes piece;                            // CU memory-work granularity (fidelity knob)
+  bool ring_reversed = false;             // ring rank r sends to r-1 instead of r+1
 
   const ProtocolSpec& spec(Protocol p) const;
   // Auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when every hop is

@@ -1,9 +1,11 @@
-// Spellings of the collective enums in configs, CLI options and output.
+// Spellings of the collective enums in configs, CLI options and output (algorithm names come from
+// the algorithm table, algorithms.h).
 #include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "models/collectives/algorithms.h"
 #include "models/collectives/library.h"
 #include "sim/config.h"
 #include "sim/errors.h"
@@ -12,17 +14,11 @@ namespace t3sim::collectives {
 namespace {
 
 constexpr std::array<const char*, 3> kKinds{"all_reduce", "reduce_scatter", "all_gather"};
-constexpr std::array<const char*, 4> kAlgos{"auto", "ring", "direct", "hierarchical"};
 constexpr std::array<const char*, 4> kProtos{"auto", "simple", "ll128", "ll"};
 constexpr std::array<const char*, 2> kExecs{"cu", "dma"};
 
-template <class E, size_t N>
-E parse(const std::array<const char*, N>& names, const std::string& s, const std::string& what) {
-  std::vector<std::string> all;
-  for (size_t i = 0; i < N; ++i) {
-    if (s == names[i]) return static_cast<E>(i);
-    all.emplace_back(names[i]);
-  }
+[[noreturn]] void unknown(const std::string& s, const std::vector<std::string>& all,
+                          const std::string& what) {
   const std::string hint = nearest_name(s, all);
   std::string list;
   for (const auto& n : all) list += (list.empty() ? "" : "|") + n;
@@ -31,15 +27,31 @@ E parse(const std::array<const char*, N>& names, const std::string& s, const std
                         (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
 }
 
+template <class E, size_t N>
+E parse(const std::array<const char*, N>& names, const std::string& s, const std::string& what) {
+  std::vector<std::string> all;
+  for (size_t i = 0; i < N; ++i) {
+    if (s == names[i]) return static_cast<E>(i);
+    all.emplace_back(names[i]);
+  }
+  unknown(s, all, what);
+}
+
 }  // namespace
 
 const char* to_string(Kind k) { return kKinds[static_cast<size_t>(k)]; }
-const char* to_string(Algo a) { return kAlgos[static_cast<size_t>(a)]; }
+const char* to_string(Algo a) {
+  return a == Algo::kAuto ? "auto" : algorithm(a).name.data();  // names are literals
+}
 const char* to_string(Protocol p) { return kProtos[static_cast<size_t>(p)]; }
 const char* to_string(Executor e) { return kExecs[static_cast<size_t>(e)]; }
 
 Algo parse_algo(const std::string& s, const std::string& what) {
-  return parse<Algo>(kAlgos, s, what);
+  for (const auto& row : algorithm_table()) {
+    if (row.name == s) return row.algo;
+  }
+  if (s == "auto") return Algo::kAuto;
+  unknown(s, algorithm_names(), what);
 }
 Protocol parse_protocol(const std::string& s, const std::string& what) {
   return parse<Protocol>(kProtos, s, what);

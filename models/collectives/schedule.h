@@ -88,6 +88,7 @@ struct Geometry {
   uint64_t slice_floor = 0;   // smallest slice NCCL cuts (slice size / 32)
   bool channel_major = true;  // Simple: a channel's chunks are contiguous; LL: interleaved
   uint32_t gpus_per_node = 0;
+  int ring_step = 1;  // ring: rank r sends to r + ring_step (+1 NCCL's direction, -1 reversed)
 };
 
 // Ring reduce-scatter / all-gather (n-1 steps) and all-reduce (2(n-1) steps), NCCL's runRing.

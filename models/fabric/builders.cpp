@@ -87,6 +87,7 @@ Topology build_switch(const FabricConfig& c) {
 Topology build_two_level(const FabricConfig& c) {
   const int gpn = c.gpus_per_node;
   Topology t = start(c, c.nodes * gpn);
+  t.gpus_per_node = gpn;
   std::vector<uint32_t> nvsw(static_cast<size_t>(c.nodes));
   for (int n = 0; n < c.nodes && gpn > 1; ++n) {
     nvsw[n] = t.add_node(NodeKind::kNvSwitch, "nvswitch" + std::to_string(n));
@@ -112,11 +113,12 @@ Topology build_two_level(const FabricConfig& c) {
 }
 
 constexpr std::array<TopologyKind, 4> kTopologies{{
-    {"ring", kKeyGpus, kKeyBidirectional, &build_ring},
-    {"fully_connected", kKeyGpus, 0, &build_fully_connected},
-    {"switch", kKeyGpus | kKeySwitch, 0, &build_switch},
+    {"ring", kKeyGpus, kKeyBidirectional, true, &build_ring},
+    {"fully_connected", kKeyGpus, 0, true, &build_fully_connected},
+    {"switch", kKeyGpus | kKeySwitch, 0, true, &build_switch},
+    // Rails make GPU g's peers depend on g mod gpus_per_node: not one rotation for all GPUs.
     {"two_level", kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch, kKeyGpus,
-     &build_two_level},
+     false, &build_two_level},
 }};
 
 }  // namespace
@@ -160,6 +162,11 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
     if (auto p = too_few_ports(attached, c.nvswitch->ports, "switch", "NVSwitch plane")) return p;
   }
   return std::nullopt;
+}
+
+bool rotation_symmetric(const FabricConfig& cfg) {
+  const TopologyKind* k = find_topology(cfg.topology);
+  return k != nullptr && k->rotation_symmetric;
 }
 
 Topology build_topology(const FabricConfig& cfg) {

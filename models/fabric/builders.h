@@ -34,6 +34,9 @@ struct TopologyKind {
   std::string_view name;
   uint32_t needs;   // keys that must be present
   uint32_t allows;  // keys that may be present (needs is implied)
+  // Every GPU sees the same fabric up to a rotation of GPU ids (g -> g + d mod N maps links onto
+  // links): the condition for folded runs (models/common/mirror.h).
+  bool rotation_symmetric;
   Topology (*build)(const FabricConfig&);
 };
 
@@ -47,6 +50,8 @@ struct SizeProblem {
 };
 // First inconsistency of sizes and port counts (gpus vs nodes x gpus_per_node, ports), if any.
 std::optional<SizeProblem> check_sizes(const FabricConfig& cfg);
+// True if cfg's topology is rotation-symmetric (TopologyKind::rotation_symmetric).
+bool rotation_symmetric(const FabricConfig& cfg);
 // Builds the graph of cfg.topology. ModelError on an unknown name or bad sizes; configs never get
 // here with those: parse_fabric_config rejects them first as ConfigErrors naming the key.
 Topology build_topology(const FabricConfig& cfg);

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "models/fabric/builders.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
 
@@ -21,6 +22,11 @@ Fabric::Fabric(Simulator& sim, Component* parent, std::string name, Topology top
 }
 
 Fabric::~Fabric() = default;
+
+bool Fabric::rotation_symmetric() const {
+  const TopologyKind* k = find_topology(topo_.kind);
+  return k != nullptr && k->rotation_symmetric;
+}
 
 void Fabric::build_links() {
   std::vector<uint32_t> hops_on(topo_.edges.size(), 0);

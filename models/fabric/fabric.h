@@ -48,6 +48,11 @@ class Fabric final : public Component, public common::FabricApi, private Receive
   uint64_t messages_in_flight() const { return flows_.messages_in_flight(); }
 
   const Topology& topology() const { return topo_; }
+  // True if every GPU sees the same fabric up to a rotation of GPU ids (ring, fully connected,
+  // one switch): folded runs need it.
+  bool rotation_symmetric() const;
+  // GPUs per node (two_level), 0 when every GPU is in one node.
+  int gpus_per_node() const { return topo_.gpus_per_node; }
   const RouteTable& routes() const { return routes_; }
   const nlohmann::ordered_json& resolved_config() const { return resolved_; }
   size_t num_links() const { return links_.size(); }

@@ -6,8 +6,8 @@
 namespace t3sim::fabric {
 
 std::unique_ptr<Fabric> make_fabric(Simulator& sim, Component* parent, const ConfigNode& node,
-                                    std::string name) {
-  FabricConfig cfg = parse_fabric_config(node);
+                                    std::string name, int system_gpus) {
+  FabricConfig cfg = parse_fabric_config(node, system_gpus);
   Topology topo = build_topology(cfg);
   return std::make_unique<Fabric>(sim, parent, std::move(name), std::move(topo),
                                   std::move(cfg.resolved));

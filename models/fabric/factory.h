@@ -17,8 +17,9 @@
 
 namespace t3sim::fabric {
 
+// `system_gpus`: the machine's GPU count, see parse_fabric_config().
 std::unique_ptr<Fabric> make_fabric(Simulator& sim, Component* parent, const ConfigNode& node,
-                                    std::string name = "fabric");
+                                    std::string name = "fabric", int system_gpus = 0);
 
 void register_fabric_models(Registry& registry);
 

@@ -88,10 +88,11 @@ constexpr std::array<OptionalKey, 7> kOptionalKeys{{{kKeyGpus, "gpus"},
                                                     {kKeyNic, "nic"},
                                                     {kKeyIbSwitch, "ib_switch"}}};
 
-void check_keys(const TopologyKind& kind, const BoundParams& b, const ConfigNode& node) {
+void check_keys(const TopologyKind& kind, const BoundParams& b, const ConfigNode& node,
+                uint32_t derived) {
   for (const OptionalKey& k : kOptionalKeys) {
-    const bool needed = (kind.needs & k.flag) != 0;
-    const bool allowed = needed || (kind.allows & k.flag) != 0;
+    const bool needed = (kind.needs & k.flag & ~derived) != 0;
+    const bool allowed = ((kind.needs | kind.allows) & k.flag) != 0;
     const bool given = b.present(k.name);
     if (given && !allowed) {
       node.fail_key(k.name, "key '" + std::string(k.name) + "' is not used by topology '" +
@@ -132,23 +133,31 @@ IbSwitchSpec bind_ib_switch(const ConfigNode& n, nlohmann::ordered_json& out) {
 
 }  // namespace
 
-FabricConfig parse_fabric_config(const ConfigNode& node) {
+FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus) {
   const BoundParams b = bind(fabric_params(), node);
   FabricConfig c;
   c.topology = b.str("topology");
-  check_keys(*find_topology(c.topology), b, node);
+  const TopologyKind& kind = *find_topology(c.topology);
+  const bool takes_gpus = system_gpus > 0 && (kind.needs & kKeyGpus) != 0;
+  check_keys(kind, b, node, takes_gpus ? kKeyGpus : 0u);
   c.gpus = static_cast<int>(b.integer("gpus"));
+  if (takes_gpus && !b.present("gpus")) c.gpus = system_gpus;
+  if (system_gpus > 0 && b.present("gpus") && c.gpus != system_gpus) {
+    node.fail_key("gpus", "fabric.gpus = " + std::to_string(c.gpus) +
+                              " but the system's \"gpus\" is " + std::to_string(system_gpus) +
+                              " (drop fabric.gpus: the fabric takes the system's count)");
+  }
   c.nodes = static_cast<int>(b.integer("nodes"));
   c.gpus_per_node = static_cast<int>(b.integer("gpus_per_node"));
   c.bidirectional = b.boolean("bidirectional");
   c.local_latency = b.duration("local_latency");
   c.resolved = b.resolved();
+  if (takes_gpus) c.resolved["gpus"] = c.gpus;
   c.link = bind_link(b.node("link"), c.resolved["link"]);
   if (b.present("switch")) c.nvswitch = bind_switch(b.node("switch"), c.resolved["switch"]);
   if (b.present("nic")) c.nic = bind_nic(b.node("nic"), c.resolved["nic"]);
   if (b.present("ib_switch"))
     c.ib_switch = bind_ib_switch(b.node("ib_switch"), c.resolved["ib_switch"]);
-  const TopologyKind& kind = *find_topology(c.topology);
   for (const OptionalKey& k : kOptionalKeys) {  // keys this topology ignores stay out of the dump
     if (((kind.needs | kind.allows) & k.flag) == 0) c.resolved.erase(k.name);
   }

@@ -73,6 +73,9 @@ Params nic_params();
 Params ib_switch_params();
 
 // Binds and validates a whole fabric config (ConfigError naming the file and JSON pointer).
-FabricConfig parse_fabric_config(const ConfigNode& node);
+// `system_gpus` > 0 is the machine's GPU count (the system's "gpus", its one statement of that
+// fact): ring, fully_connected and switch take it when the object has no "gpus" of its own, and a
+// "gpus" that disagrees with it is an error.
+FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus = 0);
 
 }  // namespace t3sim::fabric

@@ -38,6 +38,7 @@ struct TopoEdge {
 struct Topology {
   std::string kind;  // builder name, e.g. "ring"
   int num_gpus = 0;
+  int gpus_per_node = 0;  // GPUs per node of a multi-node fabric; 0 = all GPUs in one node
   Bytes packet_size;
   Duration local_latency;
   std::vector<TopoNode> nodes;

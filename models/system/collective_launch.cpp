@@ -6,18 +6,11 @@
 namespace t3sim::system {
 namespace {
 
-collectives::LibraryConfig library(Scenario& sc) {
-  const auto& f = sc.system().fabric().resolved_config();
-  const auto gpn = f.contains("gpus_per_node") ? f["gpus_per_node"].get<uint32_t>() : 0u;
-  return collectives::bind_library(sc.system().collectives_config(), gpn);
-}
-
 class Run final : public CollectiveRun, public collectives::CollectiveDone {
  public:
   Run(Scenario& sc, collectives::CollectiveSpec spec, std::function<void()> then, int serial)
-      : lib_(library(sc)),
-        coll_(sc.sim(), &sc.system(), "coll" + std::to_string(serial), sc.machine(), lib_,
-              std::move(spec)),
+      : coll_(sc.sim(), &sc.system(), "coll" + std::to_string(serial), sc.machine(),
+              sc.system().collectives(), std::move(spec)),
         then_(std::move(then)) {
     coll_.start(this, 0);
   }
@@ -28,17 +21,17 @@ class Run final : public CollectiveRun, public collectives::CollectiveDone {
   }
 
  private:
-  collectives::LibraryConfig lib_;
   collectives::Collective coll_;
   std::function<void()> then_;
 };
 
 }  // namespace
 
-uint32_t default_channels(Scenario& sc) { return library(sc).channels; }
+uint32_t default_channels(Scenario& sc) { return sc.system().collectives().channels; }
 
 std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollExec exec,
-                                                 uint64_t bytes, const std::vector<uint64_t>& addrs,
+                                                 uint64_t bytes, uint32_t elem_bytes,
+                                                 const std::vector<uint64_t>& addrs,
                                                  uint32_t channels, std::function<void()> then) {
   collectives::CollectiveSpec spec;
   spec.kind = op == CollOp::kReduceScatter ? collectives::Kind::kReduceScatter
@@ -48,7 +41,7 @@ std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollEx
   spec.algo = collectives::Algo::kRing;
   spec.exec = exec == CollExec::kCu ? collectives::Executor::kCu : collectives::Executor::kDma;
   spec.channels = channels;
-  spec.elem_bytes = 2;
+  spec.elem_bytes = elem_bytes;
   spec.buffer_addr = addrs;
   spec.fold = sc.folded();
   return std::make_unique<Run>(sc, std::move(spec), std::move(then), sc.next_serial());

@@ -9,11 +9,9 @@
 #include <vector>
 
 #include "models/system/scenario.h"
+#include "models/system/sublayer.h"
 
 namespace t3sim::system {
-
-enum class CollOp { kReduceScatter, kAllGather, kAllReduce };
-enum class CollExec { kCu, kDmaNmc };
 
 class CollectiveRun {
  public:
@@ -22,9 +20,11 @@ class CollectiveRun {
   virtual Tick finished() const = 0;
 };
 
-// `bytes` is the full per-GPU buffer (nccl-tests size); `channels` = 0 uses the library default.
+// `bytes` is the full per-GPU buffer (nccl-tests size) of `elem_bytes`-byte elements;
+// `channels` = 0 uses the library default.
 std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollExec exec,
-                                                 uint64_t bytes, const std::vector<uint64_t>& addrs,
+                                                 uint64_t bytes, uint32_t elem_bytes,
+                                                 const std::vector<uint64_t>& addrs,
                                                  uint32_t channels, std::function<void()> then);
 
 // Channels (CUs) the library's CU executor uses by default on this system.

@@ -1,4 +1,8 @@
-#include "models/system/fused_run.h"
+// The fused GEMM-RS modes (t3, t3-mca, t3-direct; t3-paper.md §3): every GPU's GEMM stores its
+// output as UPDATEs routed by the T3 plan (models/t3), a tracker per GPU counts them and fires
+// the pre-programmed DMA UPDATEs; the mode's row picks ring or direct and the HBM policy of the
+// fused phase. The all-gather (not fused) follows when spec.include_ag.
+#include "models/system/mode_runners.h"
 
 #include <memory>
 #include <vector>
@@ -53,17 +57,13 @@ class FusedHooks : public gpu::GemmHooks {
   Join& join_;
 };
 
-uint32_t tracker_capacity(System& sys) {
-  return static_cast<uint32_t>(
-      bind(tracker::tracker_params(), sys.t3_config()).integer("tracker_entries"));
-}
-
 }  // namespace
 
-SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
-                         const RunOptions& o, TraceWriter* tracer, bool fold) {
+SublayerResult run_fused(const ModeRun& run) {
+  const SublayerSpec& s = run.spec;
+  const ModeSpec& mode = run.mode;
   SublayerResult r;
-  Scenario sc(doc, s.seed, tracer, fold);
+  Scenario sc(run.doc, s.seed, run.tracer, run.fold);
   sc.allocate(s.shape, s.elem_bytes);
   const int n = sc.gpus();
   t3::FusedInput in;
@@ -75,7 +75,9 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
     in.tile_m = t3::chunk_compatible_tile_m(s.shape.m, static_cast<uint32_t>(n), in.tile_m);
   }
   in.group_m = sc.spec().group_m;
-  for (int g = 0; g < n; ++g) {
+  const bool forward = sc.system().t3().rs_forward;  // position i sends to position i-1
+  for (int i = 0; i < n; ++i) {
+    const int g = forward ? (n - i) % n : i;
     in.ring.push_back(g);
     in.a_addr.push_back(sc.buffers(g).a);
     in.b_addr.push_back(sc.buffers(g).b);
@@ -83,7 +85,7 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   }
   const int active = sc.active();
   auto plans = t3::build_fused_rs(
-      in, mode == Mode::kT3Direct ? t3::FusedKind::kDirect : t3::FusedKind::kRing,
+      in, mode.fused_rs == RsFusion::kDirect ? t3::FusedKind::kDirect : t3::FusedKind::kRing,
       static_cast<uint32_t>(active));
   std::unique_ptr<common::MirrorMap> mirror;
   if (sc.folded()) {
@@ -91,33 +93,31 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
     sc.machine().remote->fold(mirror.get());
   }
   uint32_t owned = 0;
-  for (int g = 0; g < active; ++g) {
-    owned += static_cast<uint32_t>(plans[static_cast<size_t>(g)].owned_tiles.size());
-  }
+  for (const auto& plan : plans) owned += static_cast<uint32_t>(plan.owned_tiles.size());
   Tick rs_end{};
   std::unique_ptr<CollectiveRun> ag;
-  const uint64_t bytes = s.shape.m * s.shape.n * s.elem_bytes;
+  const uint64_t bytes = output_bytes(s);
   FusedControl control(n, owned, [&] {
     rs_end = sc.sim().now();
-    if (mode == Mode::kT3Mca) {  // MCA arbitrates the fused GEMM-RS only; the AG runs as usual
+    if (!mode.policy.empty()) {  // the row's policy arbitrates the fused GEMM-RS only
       for (int g = 0; g < sc.active(); ++g) {
         sc.system().hbm(g).set_policy(sc.system().hbm(g).config().policy);
       }
     }
     if (s.include_ag) {
-      ag =
-          launch_collective(sc, CollOp::kAllGather, CollExec::kCu, bytes, sc.c_addrs(), 0, nullptr);
+      ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu, bytes, s.elem_bytes,
+                             sc.c_addrs(), 0, nullptr);
     }
   });
   Join gemm_join(active, nullptr);
-  const uint32_t capacity = tracker_capacity(sc.system());
+  const uint32_t capacity = sc.system().t3().tracker_entries;
   std::vector<std::unique_ptr<tracker::Tracker>> trackers;
   std::vector<std::unique_ptr<FusedHooks>> hooks;
-  if (mode == Mode::kT3Mca) {
-    for (int g = 0; g < active; ++g) sc.system().hbm(g).set_policy("mca");
+  if (!mode.policy.empty()) {
+    for (int g = 0; g < active; ++g) sc.system().hbm(g).set_policy(std::string(mode.policy));
   }
-  for (int g = 0; g < active; ++g) {
-    auto& plan = plans[static_cast<size_t>(g)];
+  for (auto& plan : plans) {  // one per ring position; the position's GPU is plan.gpu
+    const int g = plan.gpu;
     trackers.push_back(std::make_unique<tracker::Tracker>(
         sc.sim(), &sc.system().machine_component(g), "tracker", g, capacity,
         sc.spec().cus * sc.spec().wgs_per_cu, plan.gemm.tiles(),
@@ -127,14 +127,14 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
     sc.machine().remote->set_gate(g, trackers.back().get());
     hooks.push_back(std::make_unique<FusedHooks>(*trackers.back(), gemm_join));
   }
-  for (int g = 0; g < active; ++g) {
-    auto& k = sc.launch_gemm(g, std::move(plans[static_cast<size_t>(g)].gemm), sc.spec().cus,
-                             hooks[static_cast<size_t>(g)].get());
+  for (size_t p = 0; p < plans.size(); ++p) {
+    const int g = plans[p].gpu;
+    auto& k = sc.launch_gemm(g, std::move(plans[p].gemm), sc.spec().cus, hooks[p].get());
     control.set_kernel(g, &k);
   }
   sc.run();
   absorb_into(r, sc);
-  keep_outputs(r, sc, o);
+  keep_outputs(r, sc, run.opts);
   for (const auto& t : trackers) {  // whole-machine counts (a folded run's GPU 0 x N)
     r.tracker_triggers += t->triggers() * sc.scale();
     r.tracker_max_occupancy = std::max(r.tracker_max_occupancy, t->max_occupancy());
@@ -146,74 +146,6 @@ SublayerResult run_fused(const ConfigDoc& doc, const SublayerSpec& s, Mode mode,
   r.rs_exposed_us = rs_end > gemm_end ? (rs_end - gemm_end).to_us() : 0.0;
   r.ag_us = ag ? (ag->finished() - ag->started()).to_us() : 0.0;
   r.total_us = ((ag ? ag->finished() : rs_end) - Tick{}).to_us();
-  return r;
-}
-
-SublayerResult run_decomposed(const ConfigDoc& doc, const SublayerSpec& s, const RunOptions& o,
-                              TraceWriter* tracer, bool fold) {
-  SublayerResult r;
-  Scenario sc(doc, s.seed, tracer, fold);
-  sc.allocate(s.shape, s.elem_bytes);
-  const int n = sc.gpus();
-  const uint32_t k = s.decompose_chunks;
-  if (k == 0 || s.shape.m % k != 0 || (s.shape.m / k) % static_cast<uint64_t>(n) != 0) {
-    throw ConfigError("", "/decompose_chunks",
-                      "decomposed needs tokens divisible by chunks x GPUs (" + std::to_string(k) +
-                          " x " + std::to_string(n) + ")");
-  }
-  gpu::GemmShape part = s.shape;
-  part.m /= k;
-  const uint64_t part_bytes = part.m * part.n * s.elem_bytes;
-  const uint32_t rs_cus = default_channels(sc);
-  std::vector<std::unique_ptr<CollectiveRun>> rs(k);
-  std::unique_ptr<CollectiveRun> ag;
-  std::vector<std::unique_ptr<Join>> joins;
-  uint32_t rs_left = k;
-  Tick gemm_end{};
-  std::function<void(int, uint32_t)> launch_part;
-  for (uint32_t j = 0; j < k; ++j) {
-    joins.push_back(std::make_unique<Join>(sc.active(), [&, j] {
-      gemm_end = sc.sim().now();
-      std::vector<uint64_t> addrs = sc.c_addrs();
-      for (auto& a : addrs) a += j * part_bytes;
-      rs[j] =
-          launch_collective(sc, CollOp::kReduceScatter, CollExec::kCu, part_bytes, addrs, 0, [&] {
-            if (--rs_left == 0) {
-              ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu, part_bytes * k,
-                                     sc.c_addrs(), 0, nullptr);
-            }
-          });
-    }));
-  }
-  // Per-GPU stream: part j+1 starts when this GPU's part j is done, leaving CUs to the RS.
-  class PartHooks : public gpu::GemmHooks {
-   public:
-    PartHooks(Join& j, std::function<void()> next) : join_(j), next_(std::move(next)) {}
-    void kernel_done() override {
-      join_.arrive();
-      if (next_) next_();
-    }
-
-   private:
-    Join& join_;
-    std::function<void()> next_;
-  };
-  std::vector<std::unique_ptr<PartHooks>> part_hooks;
-  launch_part = [&](int g, uint32_t j) {
-    std::function<void()> next;
-    if (j + 1 < k) next = [&launch_part, g, j] { launch_part(g, j + 1); };
-    part_hooks.push_back(std::make_unique<PartHooks>(*joins[j], next));
-    const uint32_t cus = j == 0 ? sc.spec().cus : sc.spec().cus - rs_cus;
-    sc.launch_local_gemm(g, part, s.elem_bytes, cus, part_hooks.back().get(), j * part_bytes);
-  };
-  for (int g = 0; g < sc.active(); ++g) launch_part(g, 0);
-  sc.run();
-  absorb_into(r, sc);
-  keep_outputs(r, sc, o);
-  r.gemm_us = (gemm_end - Tick{}).to_us();
-  r.ag_us = (ag->finished() - ag->started()).to_us();
-  r.rs_exposed_us = (ag->started() - gemm_end).to_us();
-  r.total_us = (ag->finished() - Tick{}).to_us();
   return r;
 }
 

@@ -107,16 +107,17 @@ class Simulations {
     });
   }
   Times collective(const Op& op) {
-    const uint64_t unit = op.kind == OpKind::kAllReduce ? 2 : 2 * gpus_;
+    const uint64_t e = elem_bytes(op);
+    const uint64_t unit = op.kind == OpKind::kAllReduce ? e : e * gpus_;
     const uint64_t bytes = (static_cast<uint64_t>(op.bytes) + unit - 1) / unit * unit;
-    return memo({2 + static_cast<int>(op.kind), bytes, 0, 0, 0}, [&] {
-      SublayerSpec spec;
-      spec.shape = {bytes, 1, 1};  // output_bytes(spec) == bytes with 1-byte elements
-      spec.elem_bytes = 1;
-      const Piece piece = op.kind == OpKind::kAllReduce       ? Piece::kArCu
-                          : op.kind == OpKind::kReduceScatter ? Piece::kRsCu
-                                                              : Piece::kAgCu;
-      return Times{run_piece(doc_, spec, piece).total_us, 0};
+    return memo({2 + static_cast<int>(op.kind), bytes, e, 0, 0}, [&] {
+      CollectiveJob job;
+      job.op = op.kind == OpKind::kAllReduce       ? CollOp::kAllReduce
+               : op.kind == OpKind::kReduceScatter ? CollOp::kReduceScatter
+                                                   : CollOp::kAllGather;
+      job.bytes = bytes;
+      job.elem_bytes = static_cast<uint32_t>(e);
+      return Times{run_collective(doc_, job).total_us, 0};
     });
   }
   Times memory(const Op& op) {
@@ -211,7 +212,7 @@ bool fusable(const Trace& t, const Graph& g, int gemm, int ar, uint64_t gpus) {
   const Op& p = at(t.ops, gemm);
   if (p.kind != OpKind::kGemm) return false;
   const uint64_t out = output_bytes(p);
-  if (out != static_cast<uint64_t>(at(t.ops, ar).bytes) || out % (2 * gpus) != 0) {
+  if (out != static_cast<uint64_t>(at(t.ops, ar).bytes) || out % (elem_bytes(p) * gpus) != 0) {
     return false;
   }
   for (int c : at(g.consumers, gemm)) {
@@ -283,8 +284,8 @@ void check_tp(const Trace& t, int gpus, const std::string& file) {
     const std::string n = std::to_string(tp);
     throw ConfigError(file, pointer,
                       what + " is " + n + " but the system has " + std::to_string(gpus) +
-                          " GPUs; replay with --set gpus=" + n + " --set fabric.gpus=" + n +
-                          " or a system with " + n + " GPUs");
+                          " GPUs; replay with --set gpus=" + n + " or a system with " + n +
+                          " GPUs");
   };
   if (t.metadata.tp && *t.metadata.tp != gpus) fail("/metadata/tp", "metadata.tp", *t.metadata.tp);
   for (size_t i = 0; i < t.ops.size(); ++i) {

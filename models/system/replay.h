@@ -54,8 +54,9 @@ struct ReplayResult {
 //  - gemm: run_piece(kGemm) for its shape; a batched GEMM (batch b > 1) runs as one GEMM of
 //    M x b rows (same FLOPs and output; it shares B across the batch, so it under-counts B's
 //    reads);
-//  - all_reduce / reduce_scatter / all_gather: the ring collective alone (Piece kArCu / kRsCu /
-//    kAgCu) over `bytes`, rounded up to whole 2-byte elements per rank (< 2 x GPUs bytes);
+//  - all_reduce / reduce_scatter / all_gather: the ring collective alone (run_collective) over
+//    `bytes` of the op's dtype (default FP16), rounded up to whole elements per rank (< element x
+//    GPUs bytes);
 //  - memory: `bytes` split evenly into reads and writes streamed through GPU 0's HBM with the GPU's
 //    load/store windows (exact up to 1 GiB; larger ops are scaled linearly from a 1 GiB run);
 //  - fixed: its duration_us, exactly.
@@ -69,7 +70,7 @@ struct ReplayResult {
 // and of the previous op on its stream; time 0 is the first start. Identical simulations (kind,
 // shape or bytes, element size, mode) run once per replay.
 // Errors (ConfigError, `file` + pointer): a tp_group or metadata.tp other than the system's GPU
-// count (suggesting --set gpus=N --set fabric.gpus=N or a matching system), and stream orders that
+// count (suggesting --set gpus=N or a matching system), and stream orders that
 // deadlock against the deps (op A waits for B which is queued behind A on its stream).
 ReplayResult replay_trace(const ConfigDoc& system_doc, const workload::Trace& trace,
                           const std::string& file, const ReplayOptions& options = {});

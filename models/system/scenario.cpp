@@ -3,6 +3,8 @@
 #include <string>
 
 #include "models/common/mirror.h"
+#include "models/fabric/builders.h"
+#include "models/fabric/specs.h"
 #include "sim/errors.h"
 
 namespace t3sim::system {
@@ -10,17 +12,11 @@ namespace t3sim::system {
 Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, bool fold)
     : sim_(seed), fold_(fold) {
   sim_.set_tracer(tracer);
-  if (fold_) {
-    const nlohmann::json* f = doc.root.contains("fabric") ? &doc.root["fabric"] : nullptr;
-    const std::string topo =
-        f != nullptr && f->is_object() && f->contains("topology") && (*f)["topology"].is_string()
-            ? (*f)["topology"].get<std::string>()
-            : "";
-    if (topo != "ring" && topo != "fully_connected" && topo != "switch") {
-      throw common::FoldError("the '" + topo + "' fabric is not the same from every GPU");
-    }
-  }
   system_ = std::make_unique<System>(sim_, ConfigNode::root(doc), fold_ ? 1 : 0);
+  if (fold_ && !system_->fabric().rotation_symmetric()) {
+    throw common::FoldError("the '" + system_->fabric().topology().kind +
+                            "' fabric is not the same from every GPU");
+  }
   if (fold_) machine().remote->fold(nullptr);
   const auto txn = static_cast<uint32_t>(spec().txn.count());
   for (int g = 0; g < active(); ++g) {
@@ -34,6 +30,22 @@ Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, boo
       tracer->process_name(g, "GPU " + std::to_string(g));
     }
   }
+}
+
+namespace {
+bool symmetric_fabric(const ConfigDoc& doc) {
+  const BoundParams b = bind(system_params(), ConfigNode::root(doc));
+  return fabric::rotation_symmetric(
+      fabric::parse_fabric_config(b.node("fabric"), static_cast<int>(b.integer("gpus"))));
+}
+}  // namespace
+
+bool can_fold(const ConfigDoc& doc, const ModeSpec& mode) {
+  return mode.simulated && symmetric_fabric(doc);
+}
+
+bool can_fold(const ConfigDoc& doc, Piece piece) {
+  return piece != Piece::kRsNmc && symmetric_fabric(doc);
 }
 
 void Scenario::allocate(const gpu::GemmShape& shape, uint32_t elem_bytes) {

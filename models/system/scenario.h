@@ -15,6 +15,7 @@
 
 #include "models/common/memory.h"
 #include "models/gpu/gemm_kernel.h"
+#include "models/system/mode.h"
 #include "models/system/system.h"
 #include "sim/simulator.h"
 
@@ -82,6 +83,13 @@ class Scenario {
   std::vector<std::unique_ptr<gpu::GemmKernel>> kernels_;
   int serial_ = 0;
 };
+
+// Whether a run on this system can fold, asked before building it: the system's fabric must be
+// rotation-symmetric (its topology says so) and the work must run on CUs (a DMA-engine collective
+// never folds). Schedules and T3 plans are still proven symmetric while the run is built; a
+// common::FoldError from there sends the caller to a full run.
+bool can_fold(const ConfigDoc& system_doc, const ModeSpec& mode);
+bool can_fold(const ConfigDoc& system_doc, Piece piece);
 
 struct SublayerResult;
 // Adds a scenario's DRAM traffic, link bytes and events to a result.

@@ -5,20 +5,12 @@
 
 #include "models/common/mirror.h"
 #include "models/system/collective_launch.h"
-#include "models/system/fused_run.h"
+#include "models/system/mode_runners.h"
 #include "models/system/scenario.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
 
 namespace t3sim::system {
-namespace {
-
-uint64_t output_bytes(const SublayerSpec& s) { return s.shape.m * s.shape.n * s.elem_bytes; }
-
-double us(Duration d) { return d.to_us(); }
-
-}  // namespace
-
 // Adds a scenario's traffic and event counts to a result.
 void absorb_into(SublayerResult& r, Scenario& sc) {
   r.folded = sc.folded();
@@ -40,63 +32,6 @@ void keep_outputs(SublayerResult& r, Scenario& sc, const RunOptions& opts) {
 
 namespace {
 
-SublayerResult run_sequential(const ConfigDoc& doc, const SublayerSpec& s, const RunOptions& o,
-                              TraceWriter* tracer, bool fold) {
-  SublayerResult r;
-  r.mode = Mode::kSequential;
-  Scenario sc(doc, s.seed, tracer, fold);
-  sc.allocate(s.shape, s.elem_bytes);
-  std::unique_ptr<CollectiveRun> rs, ag;
-  const auto addrs = sc.c_addrs();
-  Join join(sc.active(), [&] {
-    rs = launch_collective(sc, CollOp::kReduceScatter, CollExec::kCu, output_bytes(s), addrs, 0,
-                           [&] {
-                             ag = launch_collective(sc, CollOp::kAllGather, CollExec::kCu,
-                                                    output_bytes(s), addrs, 0, nullptr);
-                           });
-  });
-  for (int g = 0; g < sc.active(); ++g) {
-    sc.launch_local_gemm(g, s.shape, s.elem_bytes, sc.spec().cus, &join);
-  }
-  sc.run();
-  absorb_into(r, sc);
-  keep_outputs(r, sc, o);
-  const Tick gemm_end = sc.last_gemm_done();
-  r.gemm_us = us(gemm_end - Tick{});
-  r.rs_us = us(rs->finished() - rs->started());
-  r.rs_exposed_us = us(rs->finished() - gemm_end);
-  r.ag_us = us(ag->finished() - ag->started());
-  r.total_us = us(ag->finished() - Tick{});
-  return r;
-}
-
-SublayerResult run_cu_split(const ConfigDoc& doc, const SublayerSpec& s, const RunOptions& o,
-                            TraceWriter* tracer, bool fold) {
-  SublayerResult r;
-  r.mode = Mode::kCuSplit;
-  Scenario sc(doc, s.seed, tracer, fold);
-  sc.allocate(s.shape, s.elem_bytes);
-  if (s.ar_cus == 0 || s.ar_cus >= sc.spec().cus) {
-    throw ConfigError(
-        "", "/ar_cus",
-        "cu-split needs 1 <= ar_cus < " + std::to_string(sc.spec().cus) + " (the GPU's CUs)");
-  }
-  Join join(sc.active(), nullptr);
-  for (int g = 0; g < sc.active(); ++g) {
-    sc.launch_local_gemm(g, s.shape, s.elem_bytes, sc.spec().cus - s.ar_cus, &join);
-  }
-  auto ar = launch_collective(sc, CollOp::kAllReduce, CollExec::kCu, output_bytes(s), sc.c_addrs(),
-                              s.ar_cus, nullptr);
-  sc.run();
-  absorb_into(r, sc);
-  keep_outputs(r, sc, o);
-  r.gemm_us = us(sc.last_gemm_done() - Tick{});
-  r.rs_us = us(ar->finished() - ar->started());  // the whole all-reduce here
-  r.total_us = us(max(sc.last_gemm_done(), ar->finished()) - Tick{});
-  r.rs_exposed_us = std::max(0.0, r.total_us - r.gemm_us);
-  return r;
-}
-
 // Runs `run(true)` (folded) when `want`, falling back to `run(false)` if the run cannot fold.
 template <class F>
 SublayerResult folded_or_full(bool want, F run) {
@@ -109,50 +44,44 @@ SublayerResult folded_or_full(bool want, F run) {
   return run(false);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
 
 SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode mode,
                             const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   auto tracer = opts.trace_path.empty() ? nullptr : std::make_unique<TraceWriter>();
-  const bool fold = spec.fold && !tracer;  // a trace shows every GPU
-  SublayerResult r;
-  switch (mode) {
-    case Mode::kSequential:
-      r = folded_or_full(fold,
-                         [&](bool f) { return run_sequential(doc, spec, opts, tracer.get(), f); });
-      break;
-    case Mode::kIdeal:
-    case Mode::kIdealNmc: {
-      const bool nmc = mode == Mode::kIdealNmc;
-      r = compose_ideal(run_piece(doc, spec, Piece::kGemm),
-                        run_piece(doc, spec, nmc ? Piece::kRsNmc : Piece::kRsCu),
-                        run_piece(doc, spec, Piece::kAgCu), nmc);
-      break;
-    }
-    case Mode::kCuSplit:
-      r = folded_or_full(fold,
-                         [&](bool f) { return run_cu_split(doc, spec, opts, tracer.get(), f); });
-      break;
-    case Mode::kDecomposed:
-      r = folded_or_full(fold,
-                         [&](bool f) { return run_decomposed(doc, spec, opts, tracer.get(), f); });
-      break;
-    case Mode::kT3:
-    case Mode::kT3Mca:
-    case Mode::kT3Direct:
-      r = folded_or_full(fold,
-                         [&](bool f) { return run_fused(doc, spec, mode, opts, tracer.get(), f); });
-      break;
-  }
+  const ModeSpec& row = mode_spec(mode);
+  // A trace shows every GPU; composed modes let each piece decide.
+  const bool fold = spec.fold && !tracer && row.simulated && can_fold(doc, row);
+  SublayerResult r = folded_or_full(fold, [&](bool f) {
+    return row.run(ModeRun{doc, spec, row, opts, tracer.get(), f});
+  });
   r.mode = mode;
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.wall_s = seconds_since(t0);
   if (tracer) write_file_atomic(opts.trace_path, tracer->json());
   return r;
 }
 
+SublayerResult run_composed(const ModeRun& run) {
+  return run.mode.compose(run_piece(run.doc, run.spec, Piece::kGemm),
+                          run_piece(run.doc, run.spec, run.mode.rs_piece),
+                          run_piece(run.doc, run.spec, Piece::kAgCu));
+}
+
 namespace {
 
+CollOp op_of(Piece p) {
+  return p == Piece::kAgCu   ? CollOp::kAllGather
+         : p == Piece::kArCu ? CollOp::kAllReduce
+                             : CollOp::kReduceScatter;
+}
+
+// One isolated piece on a scenario whose GEMM buffers are allocated (collective pieces run on the
+// GEMM's output buffer, so they see the same HBM channel mapping as in the modes).
 SublayerResult run_piece_once(const ConfigDoc& doc, const SublayerSpec& s, Piece piece, bool fold) {
   SublayerResult r;
   Scenario sc(doc, s.seed, nullptr, fold);
@@ -163,18 +92,30 @@ SublayerResult run_piece_once(const ConfigDoc& doc, const SublayerSpec& s, Piece
       sc.launch_local_gemm(g, s.shape, s.elem_bytes, sc.spec().cus, nullptr);
     }
   } else {
-    const CollOp op = piece == Piece::kAgCu   ? CollOp::kAllGather
-                      : piece == Piece::kArCu ? CollOp::kAllReduce
-                                              : CollOp::kReduceScatter;
-    run = launch_collective(sc, op, piece == Piece::kRsNmc ? CollExec::kDmaNmc : CollExec::kCu,
-                            output_bytes(s), sc.c_addrs(), 0, nullptr);
+    run = launch_collective(sc, op_of(piece),
+                            piece == Piece::kRsNmc ? CollExec::kDmaNmc : CollExec::kCu,
+                            output_bytes(s), s.elem_bytes, sc.c_addrs(), 0, nullptr);
   }
   sc.run();
   absorb_into(r, sc);
-  r.total_us = run ? us(run->finished() - run->started()) : us(sc.last_gemm_done() - Tick{});
+  r.total_us =
+      run ? (run->finished() - run->started()).to_us() : (sc.last_gemm_done() - Tick{}).to_us();
   if (piece == Piece::kGemm) r.gemm_us = r.total_us;
   if (piece == Piece::kRsCu || piece == Piece::kRsNmc) r.rs_us = r.total_us;
   if (piece == Piece::kAgCu) r.ag_us = r.total_us;
+  return r;
+}
+
+SublayerResult run_collective_once(const ConfigDoc& doc, const CollectiveJob& job, bool fold) {
+  SublayerResult r;
+  Scenario sc(doc, job.seed, nullptr, fold);
+  std::vector<uint64_t> addrs;
+  for (auto& node : sc.machine().gpus) addrs.push_back(node.alloc->allocate(job.bytes));
+  auto run = launch_collective(sc, job.op, job.exec, job.bytes, job.elem_bytes, addrs, 0, nullptr);
+  sc.run();
+  absorb_into(r, sc);
+  r.total_us = (run->finished() - run->started()).to_us();
+  (job.op == CollOp::kAllGather ? r.ag_us : r.rs_us) = r.total_us;
   return r;
 }
 
@@ -182,9 +123,17 @@ SublayerResult run_piece_once(const ConfigDoc& doc, const SublayerSpec& s, Piece
 
 SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piece) {
   const auto t0 = std::chrono::steady_clock::now();
-  SublayerResult r =
-      folded_or_full(s.fold, [&](bool f) { return run_piece_once(doc, s, piece, f); });
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const bool fold = s.fold && can_fold(doc, piece);
+  SublayerResult r = folded_or_full(fold, [&](bool f) { return run_piece_once(doc, s, piece, f); });
+  r.wall_s = seconds_since(t0);
+  return r;
+}
+
+SublayerResult run_collective(const ConfigDoc& doc, const CollectiveJob& job) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool fold = job.fold && job.exec == CollExec::kCu && can_fold(doc, Piece::kArCu);
+  SublayerResult r = folded_or_full(fold, [&](bool f) { return run_collective_once(doc, job, f); });
+  r.wall_s = seconds_since(t0);
   return r;
 }
 
@@ -217,6 +166,16 @@ void append_ag(SublayerResult& r, const SublayerResult& ag) {
   r.total_us += ag.total_us;
   add_traffic(r, ag);
   r.folded = r.folded && ag.folded;
+}
+
+SublayerResult compose_ideal_cu(const SublayerResult& gemm, const SublayerResult& rs,
+                                const SublayerResult& ag) {
+  return compose_ideal(gemm, rs, ag, false);
+}
+
+SublayerResult compose_ideal_nmc(const SublayerResult& gemm, const SublayerResult& rs,
+                                 const SublayerResult& ag) {
+  return compose_ideal(gemm, rs, ag, true);
 }
 
 SublayerResult compose_ideal(const SublayerResult& gemm, const SublayerResult& rs,

@@ -36,6 +36,9 @@ struct SublayerSpec {
   bool fold = true;
 };
 
+// Bytes of the GEMM's [M x N] output on one GPU: the all-reduce's size S.
+inline uint64_t output_bytes(const SublayerSpec& s) { return s.shape.m * s.shape.n * s.elem_bytes; }
+
 struct RunOptions {
   std::string trace_path;  // Perfetto trace of the main run ("" = off)
   bool timeline = false;   // keep GPU 0's HBM traffic timeline
@@ -67,16 +70,25 @@ struct SublayerResult {
 SublayerResult run_sublayer(const ConfigDoc& system_doc, const SublayerSpec& spec, Mode mode,
                             const RunOptions& opts = {});
 
-// Pieces run in isolation on the whole machine (the inputs of the ideal modes and of Fig. 6).
-enum class Piece {
-  kGemm,   // the GEMM alone on all CUs
-  kRsCu,   // ring reduce-scatter as a CU kernel
-  kRsNmc,  // ring reduce-scatter by DMA engines with NMC UPDATEs
-  kAgCu,   // ring all-gather as a CU kernel
-  kArCu,   // ring all-reduce (RS + AG) as a CU kernel
-};
 // Result with total_us = the piece's time and its traffic/events.
 SublayerResult run_piece(const ConfigDoc& system_doc, const SublayerSpec& spec, Piece piece);
+
+// Collective operations and executors the mode runners and run_collective() use.
+enum class CollOp : uint8_t { kReduceScatter, kAllGather, kAllReduce };
+enum class CollExec : uint8_t { kCu, kDmaNmc };
+
+// One collective alone on the whole machine, as a workload asks for it.
+struct CollectiveJob {
+  CollOp op = CollOp::kAllReduce;
+  CollExec exec = CollExec::kCu;
+  uint64_t bytes = 0;       // S: the whole per-GPU buffer (nccl-tests size)
+  uint32_t elem_bytes = 2;  // element size of the data type
+  uint64_t seed = 1;
+  bool fold = true;  // simulate GPU 0 alone when the run is rotation-symmetric
+};
+// Result with total_us = the collective's time, its traffic and events. Contract: ConfigError if
+// `bytes` is not a whole number of elements per rank (the collective library's rule).
+SublayerResult run_collective(const ConfigDoc& system_doc, const CollectiveJob& job);
 // Sequential composed of isolated pieces: GEMM + RS + AG (exact when the GPUs are symmetric: each
 // phase starts when the previous one has ended on every GPU).
 SublayerResult compose_sequential(const SublayerResult& gemm, const SublayerResult& rs,

@@ -45,11 +45,14 @@ System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus)
   spec_ = gpu::bind_gpu(bound_.node("gpu"));
   const auto n = static_cast<int>(bound_.integer("gpus"));
   active_ = active_gpus > 0 ? std::min(active_gpus, n) : n;
-  fabric_ = fabric::make_fabric(sim, this, bound_.node("fabric"));
+  fabric_ = fabric::make_fabric(sim, this, bound_.node("fabric"), "fabric", n);
   if (fabric_->num_gpus() != n) {
     cfg.fail_key("fabric", "fabric connects " + std::to_string(fabric_->num_gpus()) +
                                " GPUs but \"gpus\" is " + std::to_string(n) + " (make them agree)");
   }
+  collectives_ = collectives::bind_library(bound_.node("collectives"),
+                                           static_cast<uint32_t>(fabric_->gpus_per_node()));
+  t3_ = t3::bind_t3(bound_.node("t3"));
   hbm::HbmConfig hbm_cfg = hbm::HbmConfig::from(bound_.node("hbm"));
   if (!bound_.boolean("nmc")) {
     // No near-bank ALUs: the memory controller performs an UPDATE as an atomic read-modify-write

@@ -5,7 +5,9 @@
 // works on the gpu::Machine view it exposes.
 // Config: {"kind": "system", "name", "gpus", "gpu": {...}, "hbm": {...}, "fabric": {...},
 // "nmc": bool, "collectives": {...}, "t3": {...}} with presets pulled in by "extends".
-// Contract: the fabric's GPU count must equal "gpus"; construction binds every parameter strictly.
+// Contract: construction binds every parameter strictly, once: the machine (GPU spec, HBM, fabric)
+// and the typed collective-library and T3 settings. "gpus" is the one GPU count; the fabric takes
+// it (a fabric "gpus" or a two_level nodes x gpus_per_node must agree).
 #pragma once
 
 #include <memory>
@@ -14,10 +16,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/collectives/library.h"
 #include "models/fabric/factory.h"
 #include "models/gpu/machine.h"
 #include "models/gpu/mem_partition.h"
 #include "models/hbm/hbm.h"
+#include "models/t3/settings.h"
 #include "sim/component.h"
 #include "sim/config.h"
 #include "sim/params.h"
@@ -47,9 +51,10 @@ class System : public Component {
   fabric::Fabric& fabric() { return *fabric_; }
   const gpu::GpuSpec& gpu_spec() const { return spec_; }
   const std::string& name() const { return name_; }
-  // The "collectives" and "t3" objects, bound by their users.
-  ConfigNode collectives_config() const { return bound_.node("collectives"); }
-  ConfigNode t3_config() const { return bound_.node("t3"); }
+  // The collective library's settings, with gpus_per_node from the fabric unless the
+  // "collectives" object sets it.
+  const collectives::LibraryConfig& collectives() const { return collectives_; }
+  const t3::T3Settings& t3() const { return t3_; }
   const nlohmann::ordered_json& resolved() const { return bound_.resolved(); }
 
  private:
@@ -67,6 +72,8 @@ class System : public Component {
   std::string name_;
   int active_ = 0;
   gpu::GpuSpec spec_;
+  collectives::LibraryConfig collectives_;
+  t3::T3Settings t3_;
   std::unique_ptr<fabric::Fabric> fabric_;
   std::vector<PerGpu> gpus_;
   std::unique_ptr<gpu::RemoteMemory> remote_;

@@ -53,9 +53,7 @@ void check_document(const ConfigDoc& doc) {
     }
     expect_input_errors_only("System", [&] {
       Simulator sim;
-      system::System sys(sim, root);
-      collectives::bind_library(sys.collectives_config());
-      bind(tracker::tracker_params(), sys.t3_config());
+      system::System sys(sim, root);  // binds the collectives and t3 settings too
     });
     return;
   }

@@ -1,9 +1,12 @@
 // `t3sim check FILE...`: validates config files strictly (unknown keys, missing keys, units,
-// ranges, "extends"). Dispatch: the document's "kind" (system, model, experiment, sweep, run) or,
-// for presets without a kind, the preset folder (presets/gpus, presets/hbm, presets/links).
-// Exit 0 if all pass; otherwise the first error as `FILE: /json/pointer: message`, exit 2.
+// ranges, "extends"). Dispatch: the document's "kind", one row per kind in kKinds (presets carry
+// "kind" too: gpu, hbm, link, switch, nic, ib_switch, collectives). Model files under models/ may
+// omit it. Exit 0 if all pass; otherwise the first error as `FILE: /json/pointer: message`,
+// exit 2.
+#include <array>
 #include <cstdio>
 #include <iostream>
+#include <string_view>
 
 #include "cli/common.h"
 #include "cli/validators.h"
@@ -12,45 +15,47 @@
 #include "models/gpu/gpu_spec.h"
 #include "models/hbm/hbm_config.h"
 #include "models/system/system.h"
-#include "models/tracker/tracker.h"
 #include "models/workload/model_spec.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
 
 namespace t3sim::cli {
-namespace {}  // namespace
-
-void check_system_doc(const ConfigDoc& doc) {
-  Simulator sim;
-  system::System sys(sim, ConfigNode::root(doc));
-  collectives::bind_library(sys.collectives_config());
-  bind(tracker::tracker_params(), sys.t3_config());
-}
 
 namespace {
 
-Params link_family(const nlohmann::json& j) {
-  if (j.contains("port_bandwidth") && j.contains("ports")) return fabric::switch_params();
-  if (j.contains("port_bandwidth")) return fabric::ib_switch_params();
-  if (j.contains("efficiency")) return fabric::nic_params();
-  return fabric::link_params();
-}
+struct KindCheck {
+  std::string_view kind;
+  void (*check)(const Env& env, const ConfigDoc& doc, const std::filesystem::path& path);
+};
 
-void check_preset(const ConfigDoc& doc, const std::filesystem::path& path) {
-  const std::string dir = path.parent_path().filename().string();
-  const ConfigNode root = ConfigNode::root(doc);
-  if (dir == "gpus") {
-    gpu::bind_gpu(root);
-  } else if (dir == "hbm") {
-    bind(hbm::hbm_params(), root);
-  } else if (dir == "links") {
-    // Switch presets carry "ports"; IB switches "port_bandwidth"; NICs "efficiency".
-    bind(link_family(doc.root), root);
-  } else {
-    root.fail(
-        "no \"kind\" and not under presets/{gpus,hbm,links}: add \"kind\" (system, model, "
-        "experiment, sweep or run)");
-  }
+void bind_root(const Params& p, const ConfigDoc& doc) { bind(p, ConfigNode::root(doc)); }
+
+constexpr std::array<KindCheck, 12> kKinds{{
+    {"system", [](const Env&, const ConfigDoc& d, const auto&) { studies::check_system(d); }},
+    {"model", [](const Env&, const ConfigDoc&, const auto& p) { workload::load_model(p); }},
+    {"experiment",
+     [](const Env& e, const ConfigDoc& d, const auto&) { validate_experiment(e, d); }},
+    {"sweep", [](const Env& e, const ConfigDoc& d, const auto&) { validate_sweep(e, d); }},
+    {"run", [](const Env& e, const ConfigDoc& d, const auto&) { validate_run(e, d); }},
+    {"gpu",
+     [](const Env&, const ConfigDoc& d, const auto&) { gpu::bind_gpu(ConfigNode::root(d)); }},
+    {"hbm", [](const Env&, const ConfigDoc& d, const auto&) { bind_root(hbm::hbm_params(), d); }},
+    {"link",
+     [](const Env&, const ConfigDoc& d, const auto&) { bind_root(fabric::link_params(), d); }},
+    {"switch",
+     [](const Env&, const ConfigDoc& d, const auto&) { bind_root(fabric::switch_params(), d); }},
+    {"nic",
+     [](const Env&, const ConfigDoc& d, const auto&) { bind_root(fabric::nic_params(), d); }},
+    {"ib_switch",
+     [](const Env&, const ConfigDoc& d, const auto&) { bind_root(fabric::ib_switch_params(), d); }},
+    {"collectives", [](const Env&, const ConfigDoc& d,
+                       const auto&) { collectives::bind_library(ConfigNode::root(d)); }},
+}};
+
+std::string kind_list() {
+  std::string all;
+  for (const auto& k : kKinds) all += (all.empty() ? "" : ", ") + std::string(k.kind);
+  return all;
 }
 
 }  // namespace
@@ -64,24 +69,14 @@ void check_file(const Env& env, const std::filesystem::path& path) {
   const ConfigDoc doc = load_config(path, {env.configs_dir});
   const auto kind = doc.root.find("kind");
   if (kind == doc.root.end()) {
-    check_preset(doc, path);
-    return;
+    throw ConfigError(path.string(), "", "no \"kind\": add one of " + kind_list());
   }
   const std::string k = kind->is_string() ? kind->get<std::string>() : "";
-  if (k == "system") {
-    check_system_doc(doc);
-  } else if (k == "model") {
-    workload::load_model(path);
-  } else if (k == "experiment") {
-    validate_experiment(env, doc);
-  } else if (k == "sweep") {
-    validate_sweep(env, doc);
-  } else if (k == "run") {
-    validate_run(env, doc);
-  } else {
-    throw ConfigError(path.string(), "/kind",
-                      "unknown kind " + kind->dump() + " (system, model, experiment, sweep, run)");
+  for (const auto& row : kKinds) {
+    if (row.kind == k) return row.check(env, doc, path);
   }
+  throw ConfigError(path.string(), "/kind",
+                    "unknown kind " + kind->dump() + " (" + kind_list() + ")");
 }
 
 int cmd_check(const Args& args, const Env& env) {

@@ -11,7 +11,6 @@ namespace t3sim::cli {
 
 void check_file(const Env& env, const std::filesystem::path& path);
 // Builds the system in a scratch simulator and binds its collectives and T3 settings.
-void check_system_doc(const ConfigDoc& doc);
 void validate_experiment(const Env& env, const ConfigDoc& doc);
 void validate_sweep(const Env& env, const ConfigDoc& doc);
 void validate_run(const Env& env, const ConfigDoc& doc);

@@ -14,22 +14,20 @@ ConfigDoc load_system(const Env& env, const std::string& name, const std::vector
   if (tp > 0) {
     if (tp > 4096) throw UsageError("--tp " + std::to_string(tp) + " is out of range (1..4096)");
     const auto& fabric = doc.root.at("fabric");
-    if (!fabric.contains("gpus")) {
+    if (fabric.value("topology", "") == "two_level") {
       throw ConfigError(doc.file, "/fabric",
-                        "--tp needs a fabric with a \"gpus\" count (ring, "
+                        "--tp needs a fabric sized by the system's \"gpus\" (ring, "
                         "switch or fully_connected); pick a matching system");
     }
     apply_override(doc, "gpus=" + std::to_string(tp));
-    apply_override(doc, "fabric.gpus=" + std::to_string(tp));
+    if (fabric.contains("gpus")) apply_override(doc, "fabric.gpus=" + std::to_string(tp));
   }
   return doc;
 }
 
 void check_system(const ConfigDoc& doc) {
   Simulator sim;
-  system::System sys(sim, ConfigNode::root(doc));
-  collectives::bind_library(sys.collectives_config());
-  bind(tracker::tracker_params(), sys.t3_config());
+  system::System sys(sim, ConfigNode::root(doc));  // binds the collectives and T3 settings too
 }
 
 workload::Pass ar_pass(workload::Sublayer s) {

@@ -100,9 +100,7 @@ P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes) {
 CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec) {
   Simulator sim;
   system::System sys(sim, ConfigNode::root(system));
-  const auto per_node = sys.fabric().resolved_config().value("gpus_per_node", 0);
-  const collectives::LibraryConfig lib =
-      collectives::bind_library(sys.collectives_config(), static_cast<uint32_t>(per_node));
+  const collectives::LibraryConfig lib = sys.collectives();
   collectives::Collective c(sim, &sys, "probe", sys.machine(), lib, spec);
   sim.elaborate();
   c.start(nullptr, 0);

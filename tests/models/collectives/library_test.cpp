@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "models/collectives/library.h"
+
+#include "models/collectives/algorithms.h"
 #include "sim/errors.h"
 #include "test_machine.h"
 
@@ -60,6 +62,24 @@ TEST(Library, Spellings) {
   EXPECT_STREQ(to_string(Protocol::kLL128), "ll128");
   EXPECT_STREQ(to_string(Kind::kReduceScatter), "reduce_scatter");
   EXPECT_THROW(parse_executor("gpu", "x"), ConfigError);
+}
+
+}  // namespace
+}  // namespace t3sim::collectives
+
+namespace t3sim::collectives {
+namespace {
+
+TEST(AlgorithmTable, EveryRowParsesBackAndBuildsASchedule) {
+  for (const AlgorithmSpec& row : algorithm_table()) {
+    EXPECT_EQ(parse_algo(std::string(row.name), "test"), row.algo);
+    EXPECT_EQ(std::string(to_string(row.algo)), row.name);
+    EXPECT_NE(row.build, nullptr);
+  }
+  EXPECT_EQ(algorithm_names().front(), "auto");
+  EXPECT_EQ(parse_algo("auto", "test"), Algo::kAuto);
+  EXPECT_THROW(algorithm(Algo::kAuto), ModelError);
+  EXPECT_THROW(parse_algo("rign", "test"), ConfigError);
 }
 
 }  // namespace

@@ -80,6 +80,30 @@ TEST(RingSchedule, ReduceScatterAndAllGatherSendNMinusOneParts) {
   }
 }
 
+TEST(RingSchedule, ReversedRingMirrorsTheForwardOne) {
+  const int n = 4;
+  const uint64_t S = 8 << 20;
+  for (Kind k : {Kind::kAllReduce, Kind::kReduceScatter, Kind::kAllGather}) {
+    Geometry g = geo(k, S, n);
+    g.ring_step = -1;
+    const Schedule s = make_ring(g);
+    for (const Conn& c : s.conns) EXPECT_EQ(c.dst, (c.src + n - 1) % n);  // r -> r-1
+    const Volumes fwd = volumes(make_ring(geo(k, S, n)), n);
+    const Volumes rev = volumes(s, n);
+    EXPECT_EQ(rev.sent, fwd.sent);
+    EXPECT_EQ(rev.written, fwd.written);
+  }
+  // The reduce-scatter still leaves rank r owning part r: its last (reducing) write is there.
+  Geometry g = geo(Kind::kReduceScatter, S, n, 1);
+  g.ring_step = -1;
+  const Schedule s = make_ring(g);
+  for (const Lane& l : s.lanes) {
+    const Op& last = s.ops[l.first_op + l.num_ops - 1];
+    EXPECT_TRUE(last.flags & kWriteLocal);
+    EXPECT_EQ(last.offset / (S / n), static_cast<uint64_t>(l.rank));
+  }
+}
+
 TEST(DirectSchedule, OneShotMovesTheSameVolumeInTwoSteps) {
   const int n = 8;
   const uint64_t S = 1 << 20;

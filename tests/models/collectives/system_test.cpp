@@ -23,8 +23,7 @@ Result all_reduce(const std::string& system, uint64_t bytes, Algo algo = Algo::k
   const ConfigDoc doc = system::load_system_config(system, kConfigs);
   Simulator sim;
   system::System sys(sim, ConfigNode::root(doc));
-  const auto per_node = sys.fabric().resolved_config().value("gpus_per_node", 0);
-  const LibraryConfig lib = bind_library(sys.collectives_config(), static_cast<uint32_t>(per_node));
+  const LibraryConfig lib = sys.collectives();
   CollectiveSpec s;
   s.bytes = bytes;
   s.algo = algo;

@@ -31,6 +31,36 @@ TEST(FabricConfig, UnknownTopologySuggestsTheNearestName) {
   EXPECT_NE(msg.find("/topology"), std::string::npos) << msg;
 }
 
+TEST(FabricConfig, TakesTheSystemGpuCountWhenItHasNone) {
+  nlohmann::json cfg = testing::ring_cfg(4);
+  cfg.erase("gpus");
+  const ConfigDoc doc = config_from_json(cfg, "inline", {});
+  const FabricConfig c = parse_fabric_config(ConfigNode::root(doc), 6);
+  EXPECT_EQ(c.gpus, 6);
+  EXPECT_EQ(c.resolved["gpus"], 6);
+  EXPECT_THROW(parse_fabric_config(ConfigNode::root(doc)), ConfigError);  // no count at all
+
+  const ConfigDoc both = config_from_json(testing::ring_cfg(4), "inline", {});
+  EXPECT_EQ(parse_fabric_config(ConfigNode::root(both), 4).gpus, 4);  // agreeing: accepted
+  try {
+    parse_fabric_config(ConfigNode::root(both), 8);
+    ADD_FAILURE() << "a fabric count that disagrees with the system's was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("drop fabric.gpus"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FabricConfig, RotationSymmetryComesFromTheTopology) {
+  Harness ring(testing::ring_cfg(4));
+  EXPECT_TRUE(ring.fabric->rotation_symmetric());
+  EXPECT_EQ(ring.fabric->gpus_per_node(), 0);
+  Harness sw(testing::switch_cfg(4));
+  EXPECT_TRUE(sw.fabric->rotation_symmetric());
+  Harness two(testing::two_level_cfg(2, 4));
+  EXPECT_FALSE(two.fabric->rotation_symmetric());
+  EXPECT_EQ(two.fabric->gpus_per_node(), 4);
+}
+
 TEST(FabricConfig, StrictKeysAndUnits) {
   nlohmann::json typo = testing::ring_cfg(4);
   typo["link"]["bandwith"] = typo["link"]["bandwidth"];

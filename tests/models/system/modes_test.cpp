@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "models/system/scenario.h"
 #include "models/system/sublayer.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
@@ -49,6 +50,56 @@ TEST(Modes, EveryNameParsesAndRoundTrips) {
   for (const char* bad : {"", "T3", "t3_mca", "t3-", "ideal nmc", "sequential "}) {
     EXPECT_FALSE(parse_mode(bad).has_value()) << "'" << bad << "'";
   }
+}
+
+TEST(Modes, TableRowsAreConsistent) {
+  for (const ModeSpec& row : mode_table()) {
+    SCOPED_TRACE(std::string(row.name));
+    EXPECT_EQ(&mode_spec(row.mode), &row);
+    EXPECT_FALSE(row.description.empty());
+    ASSERT_NE(row.run, nullptr);
+    // A composed mode needs its composer; a fused RS is always one simulation.
+    EXPECT_TRUE(row.simulated || row.compose != nullptr);
+    EXPECT_TRUE(row.fused_rs == RsFusion::kNone || row.simulated);
+    EXPECT_TRUE(row.policy.empty() || row.fused_rs != RsFusion::kNone);
+  }
+  EXPECT_EQ(mode_spec(Mode::kT3Mca).policy, "mca");
+  EXPECT_EQ(mode_spec(Mode::kT3Direct).fused_rs, RsFusion::kDirect);
+}
+
+TEST(Modes, FoldingIsKnownBeforeTheRun) {
+  EXPECT_TRUE(can_fold(ring8(), mode_spec(Mode::kT3)));
+  EXPECT_FALSE(can_fold(ring8(), mode_spec(Mode::kIdeal)));  // composed: each piece decides
+  EXPECT_TRUE(can_fold(ring8(), Piece::kRsCu));
+  EXPECT_FALSE(can_fold(ring8(), Piece::kRsNmc));  // DMA engines
+  ConfigDoc two = ring8();
+  two.root["fabric"] = {{"topology", "two_level"},
+                        {"nodes", 2},
+                        {"gpus_per_node", 4},
+                        {"link", {{"bandwidth", "100 GB/s"}, {"latency", "1 us"}}},
+                        {"switch", {{"latency", "1 us"}, {"port_bandwidth", "100 GB/s"}}},
+                        {"nic", {{"bandwidth", "25 GB/s"}, {"latency", "2 us"}}},
+                        {"ib_switch", {{"latency", "1 us"}, {"port_bandwidth", "25 GB/s"}}}};
+  EXPECT_FALSE(can_fold(two, mode_spec(Mode::kT3)));
+  EXPECT_FALSE(can_fold(two, Piece::kRsCu));
+}
+
+TEST(Modes, FusedRsRunsEitherWayRoundTheRing) {
+  SublayerSpec s = small();
+  s.fold = false;
+  const SublayerResult back = run_sublayer(ring8(), s, Mode::kT3);
+  ConfigDoc fwd_doc = ring8();
+  apply_override(fwd_doc, "t3.rs_direction=\"forward\"");
+  const SublayerResult fwd = run_sublayer(fwd_doc, s, Mode::kT3);
+  EXPECT_EQ(fwd.tracker_triggers, back.tracker_triggers);
+  EXPECT_EQ(fwd.dram_total, back.dram_total);
+  EXPECT_NEAR(fwd.total_us, back.total_us, 0.02 * back.total_us);  // mirror image on a 2-way ring
+  // On a one-way ring (g -> g-1 only) the forward RS takes n-1 hops per step.
+  apply_override(fwd_doc, "fabric.bidirectional=false");
+  ConfigDoc one_way = ring8();
+  apply_override(one_way, "fabric.bidirectional=false");
+  EXPECT_GT(run_sublayer(fwd_doc, s, Mode::kT3).link_bytes,
+            run_sublayer(one_way, s, Mode::kT3).link_bytes);
 }
 
 TEST(Modes, EveryModeRunsOnASmallSublayer) {

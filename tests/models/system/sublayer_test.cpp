@@ -34,8 +34,6 @@ SublayerSpec mega_fc2() {
   return s;
 }
 
-uint64_t output_bytes(const SublayerSpec& s) { return s.shape.m * s.shape.n * s.elem_bytes; }
-
 SublayerSpec tnlg_fc2() {
   const auto model = workload::load_model_by_name("t-nlg", kSource / "configs" / "models");
   const auto t =
