@@ -1,5 +1,9 @@
 // The cu-split mode (t3-paper.md §2.4, Fig. 6): the GEMM on cus - ar_cus CUs and the ring
-// all-reduce kernel on ar_cus CUs start together and contend for memory and links.
+// all-reduce kernel on ar_cus CUs start together and contend for memory and links. When the
+// all-reduce ends first, its CUs go back to the GEMMs still running (the hardware scheduler hands
+// free CUs to the remaining kernel's waiting workgroups).
+#include <vector>
+
 #include "models/system/collective_launch.h"
 #include "models/system/mode_runners.h"
 #include "models/system/scenario.h"
@@ -18,11 +22,18 @@ SublayerResult run_cu_split(const ModeRun& run) {
         "cu-split needs 1 <= ar_cus < " + std::to_string(sc.spec().cus) + " (the GPU's CUs)");
   }
   Join join(sc.active(), nullptr);
+  std::vector<gpu::GemmKernel*> gemms;
   for (int g = 0; g < sc.active(); ++g) {
-    sc.launch_local_gemm(g, s.shape, s.elem_bytes, sc.spec().cus - s.ar_cus, &join);
+    gemms.push_back(
+        &sc.launch_local_gemm(g, s.shape, s.elem_bytes, sc.spec().cus - s.ar_cus, &join));
   }
+  auto give_back = [&gemms, cus = s.ar_cus] {
+    for (gpu::GemmKernel* k : gemms) {
+      if (!k->finished()) k->add_cus(cus);
+    }
+  };
   auto ar = launch_collective(sc, CollOp::kAllReduce, CollExec::kCu, output_bytes(s), s.elem_bytes,
-                              sc.c_addrs(), s.ar_cus, nullptr);
+                              sc.c_addrs(), s.ar_cus, give_back);
   sc.run();
   absorb_into(r, sc);
   keep_outputs(r, sc, run.opts);

@@ -1,5 +1,6 @@
 // The reproduction's job plan (modes, isolated pieces, CU splits, Fig. 17 timelines per point),
 // the parallel run and the per-point assembly of composed modes.
+#include <algorithm>
 #include <chrono>
 
 #include "models/system/system.h"
@@ -49,11 +50,7 @@ std::vector<Job> plan_jobs(const Experiment& e, const std::vector<PointResult>& 
     const bool fig17 = !p.large && p.model == e.fig17_model && p.tp == e.fig17_tp &&
                        p.sublayer == e.fig17_sublayer;
     for (system::Mode m : ps.modes) {
-      // Composed from isolated pieces: sequential (GEMM + RS + AG) and the ideal modes.
-      if (m == system::Mode::kSequential || m == system::Mode::kIdeal ||
-          m == system::Mode::kIdealNmc) {
-        continue;
-      }
+      if (system::mode_spec(m).compose != nullptr) continue;  // composed from isolated pieces
       Job j{i, Job::Kind::kMode, m, system::Piece::kGemm, 0, {}};
       if (fig17 && m == system::Mode::kT3Mca) {
         j.opts.trace_path =
@@ -70,8 +67,12 @@ std::vector<Job> plan_jobs(const Experiment& e, const std::vector<PointResult>& 
     }
     std::vector<system::Piece> pieces{system::Piece::kGemm, system::Piece::kRsCu,
                                       system::Piece::kAgCu};
-    for (system::Mode m : ps.modes) {
-      if (m == system::Mode::kIdealNmc) pieces.push_back(system::Piece::kRsNmc);
+    for (system::Mode m : ps.modes) {  // the reduce-scatter piece of every composed mode
+      const system::ModeSpec& ms = system::mode_spec(m);
+      if (ms.compose != nullptr &&
+          std::find(pieces.begin(), pieces.end(), ms.rs_piece) == pieces.end()) {
+        pieces.push_back(ms.rs_piece);
+      }
     }
     if (!p.large && !e.ar_cus.empty()) pieces.push_back(system::Piece::kArCu);
     for (auto pc : pieces)
@@ -86,12 +87,10 @@ std::vector<Job> plan_jobs(const Experiment& e, const std::vector<PointResult>& 
   return jobs;
 }
 
-bool fused(system::Mode m) {
-  return m == system::Mode::kT3 || m == system::Mode::kT3Mca || m == system::Mode::kT3Direct;
-}
+bool fused(system::Mode m) { return system::mode_spec(m).fused_rs != system::RsFusion::kNone; }
 
 // Places each job's result in its point, then composes sequential and the ideal modes from the
-// isolated pieces and appends the unfused all-gather to the fused modes.
+// isolated pieces (per the mode table) and appends the unfused all-gather to the fused modes.
 void assemble(Reproduction& rep, const std::vector<Job>& jobs,
               std::vector<system::SublayerResult>& results) {
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -108,15 +107,12 @@ void assemble(Reproduction& rep, const std::vector<Job>& jobs,
     for (auto& [m, r] : p.modes) {
       if (fused(m)) system::append_ag(r, pc.at(system::Piece::kAgCu));
     }
-    p.modes[system::Mode::kSequential] = system::compose_sequential(
-        pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsCu), pc.at(system::Piece::kAgCu));
-    p.modes[system::Mode::kIdeal] =
-        system::compose_ideal(pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsCu),
-                              pc.at(system::Piece::kAgCu), false);
-    if (pc.count(system::Piece::kRsNmc)) {
-      p.modes[system::Mode::kIdealNmc] =
-          system::compose_ideal(pc.at(system::Piece::kGemm), pc.at(system::Piece::kRsNmc),
-                                pc.at(system::Piece::kAgCu), true);
+    const PointSet& ps = p.large ? rep.exp.large : rep.exp.fig16;
+    for (system::Mode m : ps.modes) {
+      const system::ModeSpec& ms = system::mode_spec(m);
+      if (ms.compose == nullptr) continue;
+      p.modes[m] =
+          ms.compose(pc.at(system::Piece::kGemm), pc.at(ms.rs_piece), pc.at(system::Piece::kAgCu));
     }
   }
 }
