@@ -1,6 +1,6 @@
-// `t3sim reproduce [t3] [--out DIR] [--experiment FILE] [--jobs N]`: the main job. Runs the
-// reproduction through the studies library, shows progress on a terminal, then draws the figures
-// with tools/plot_t3.py.
+// `t3sim reproduce [t3] [--out DIR] [--experiment FILE] [--jobs N] [--ablation]`: the main job.
+// Runs the reproduction through the studies library, shows progress on a terminal, then draws the
+// figures with tools/plot_t3.py.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -34,17 +34,21 @@ int cmd_reproduce(const Args& args, const Env& env) {
   po::options_description desc("t3sim reproduce options");
   std::string which = "t3", out, experiment;
   unsigned jobs_n = 0;
+  bool ablation = false;
   desc.add_options()("which", po::value(&which)->default_value("t3"), "reproduction: t3")(
       "out", po::value(&out), "output directory (default results/<experiment name>/)")(
       "experiment", po::value(&experiment),
       "experiment file (default configs/experiments/t3-paper.json)")(
-      "jobs,j", po::value(&jobs_n)->default_value(0), "worker threads (0 = all cores)");
+      "jobs,j", po::value(&jobs_n)->default_value(0), "worker threads (0 = all cores)")(
+      "ablation", po::bool_switch(&ablation),
+      "also re-run the Fig. 16 points with each mechanism switched off (the experiment's "
+      "\"ablation\" variants) and add the table to report.md");
   po::positional_options_description pos;
   pos.add("which", 1);
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &pos, "t3sim reproduce [t3] [--out DIR]")) return 0;
   if (which != "t3") throw UsageError("unknown reproduction '" + which + "' (available: t3)");
-  studies::ReproductionRequest req{experiment, out, jobs_n, nullptr};
+  studies::ReproductionRequest req{experiment, out, jobs_n, nullptr, ablation};
   const auto t0 = std::chrono::steady_clock::now();
   if (env.stderr_is_tty) {
     req.progress = [t0](size_t done, size_t total) {

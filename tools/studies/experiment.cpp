@@ -24,6 +24,9 @@ Params experiment_params() {
   p.required("e2e", ParamKind::kObject, "end-to-end projection: {\"non_sliced_share\": x}");
   p.optional("seed", ParamKind::kInt, 1, "simulator seed").at_least(0);
   p.required("paper", ParamKind::kObject, "the paper's numbers (targets) for the report");
+  p.optional("ablation", ParamKind::kArray, nlohmann::json::array(),
+             "mechanism ablation: [{name, description, set: [\"path=value\", ...]}], run by "
+             "`reproduce --ablation` over the Fig. 16 points");
   return p;
 }
 
@@ -91,6 +94,29 @@ PointSet read_points(const Env& env, const ConfigNode& node) {
   return ps;
 }
 
+std::vector<AblationVariant> read_ablation(const Env& env, const Experiment& e,
+                                           const ConfigNode& list) {
+  Params vp;
+  vp.required("name", ParamKind::kString, "variant name (a table row)");
+  vp.required("description", ParamKind::kString, "what the variant switches off");
+  vp.required("set", ParamKind::kArray, "overrides applied to every system: \"path=value\"");
+  std::vector<AblationVariant> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const BoundParams b = bind(vp, list.at(i));
+    AblationVariant v{b.str("name"), b.str("description"), strings(b.node("set"))};
+    for (int tp : e.fig16.tp) {  // every override must hit an existing key of every system
+      try {
+        system::load_system_config(system_for(e, tp), env.configs_dir, v.set);
+      } catch (const ConfigError& err) {
+        b.node("set").fail(std::string("does not apply to ") + system_for(e, tp) + ": " +
+                           err.what());
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string system_for(const Experiment& e, int tp) {
@@ -130,6 +156,7 @@ Experiment read_experiment(const Env& env, const ConfigDoc& doc) {
   e.paper = b.node("paper").json();
   for (int tp : e.fig16.tp) system::load_system_config(system_for(e, tp), env.configs_dir);
   for (int tp : e.large.tp) system::load_system_config(system_for(e, tp), env.configs_dir);
+  e.ablation = read_ablation(env, e, b.node("ablation"));
   return e;
 }
 

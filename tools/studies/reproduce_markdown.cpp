@@ -141,6 +141,31 @@ nlohmann::ordered_json e2e_summary(const Reproduction& rep, std::string& csv) {
   return j;
 }
 
+// The mechanism ablation (present when `reproduce --ablation` ran): how switching each modelled
+// mechanism off moves the Fig. 16 geomeans and the DRAM-traffic rows.
+std::string ablation_markdown(const nlohmann::ordered_json& s) {
+  if (!s.contains("ablation")) return "";
+  std::string md =
+      "\n## Mechanism ablation (Fig. 16 points)\n\nEach row re-runs the Fig. 16 points with one "
+      "mechanism switched off through config overrides (summary.json lists them).\n\n"
+      "| variant | ideal % | ideal-nmc % | t3 % | t3-mca % | t3-mca - t3 | DRAM reduction % | "
+      "RS reads x | GEMM reads x |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : s["ablation"]) {
+    const auto& f = r["fig16"];
+    auto geo = [&f](const char* m) {
+      return f.contains(m) ? f[m]["geomean_speedup_pct"].get<double>() : 0.0;
+    };
+    const auto& dm = r["data_movement"];
+    md += fmt::format(
+        "| {} ({}) | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:+.2f} | {:.2f} | {:.2f} | {:.2f} |\n",
+        r["variant"].get<std::string>(), r["description"].get<std::string>(), geo("ideal"),
+        geo("ideal-nmc"), geo("t3"), geo("t3-mca"), geo("t3-mca") - geo("t3"),
+        dm["geomean_reduction_pct"].get<double>(), dm["rs_read_reduction_x"].get<double>(),
+        r["gemm_read_reduction_x"].get<double>());
+  }
+  return md;
+}
+
 std::string report_markdown(const Reproduction& rep, const nlohmann::ordered_json& s) {
   const nlohmann::json& paper = rep.exp.paper;
   std::string md = fmt::format("# T3 reproduction ({})\n\n", rep.exp.name);
@@ -193,6 +218,7 @@ std::string report_markdown(const Reproduction& rep, const nlohmann::ordered_jso
   md +=
       fmt::format("\nPaper (t3-paper.md §6.3): {}\n", paper.value("e2e", nlohmann::json()).dump());
   md += diagnostics(rep);
+  md += ablation_markdown(s);
   md +=
       "\n## Per-point results\n\nSee fig16.csv, large_models.csv, fig6.csv, fig18.csv, "
       "fig17.csv, e2e.csv and points.json; figures: fig6.png, fig16.png, fig17.png, fig18.png, "

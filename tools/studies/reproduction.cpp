@@ -91,23 +91,23 @@ bool fused(system::Mode m) { return system::mode_spec(m).fused_rs != system::RsF
 
 // Places each job's result in its point, then composes sequential and the ideal modes from the
 // isolated pieces (per the mode table) and appends the unfused all-gather to the fused modes.
-void assemble(Reproduction& rep, const std::vector<Job>& jobs,
-              std::vector<system::SublayerResult>& results) {
+void assemble(const Experiment& exp, std::vector<PointResult>& points, uint64_t& events,
+              const std::vector<Job>& jobs, std::vector<system::SublayerResult>& results) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& j = jobs[i];
-    PointResult& p = rep.points[j.point];
-    rep.events += results[i].events;
+    PointResult& p = points[j.point];
+    events += results[i].events;
     if (j.kind == Job::Kind::kMode) p.modes[j.mode] = std::move(results[i]);
     if (j.kind == Job::Kind::kPiece) p.pieces[j.piece] = std::move(results[i]);
     if (j.kind == Job::Kind::kCuSplit) p.cu_split[j.cus] = std::move(results[i]);
     if (j.kind == Job::Kind::kTimeline) p.timelines[j.mode] = std::move(results[i]);
   }
-  for (auto& p : rep.points) {
+  for (auto& p : points) {
     const auto& pc = p.pieces;
     for (auto& [m, r] : p.modes) {
       if (fused(m)) system::append_ag(r, pc.at(system::Piece::kAgCu));
     }
-    const PointSet& ps = p.large ? rep.exp.large : rep.exp.fig16;
+    const PointSet& ps = p.large ? exp.large : exp.fig16;
     for (system::Mode m : ps.modes) {
       const system::ModeSpec& ms = system::mode_spec(m);
       if (ms.compose == nullptr) continue;
@@ -126,6 +126,33 @@ system::SublayerResult run_job(const Job& j, const PointResult& p, const ConfigD
   return system::run_sublayer(sys, spec, j.mode, j.opts);
 }
 
+// Plans, runs (on `threads` workers) and assembles the jobs of one set of points, on systems with
+// `sets` overrides applied.
+void run_group(const Env& env, const Experiment& exp, const std::vector<std::string>& sets,
+               const std::filesystem::path& dir, unsigned threads,
+               const std::function<void(size_t, size_t)>& progress,
+               std::vector<PointResult>& points, Reproduction& rep) {
+  std::map<int, ConfigDoc> systems;
+  for (const auto& p : points) {
+    if (!systems.count(p.tp)) systems.emplace(p.tp, load_system(env, system_for(exp, p.tp), sets));
+  }
+  const std::vector<Job> jobs = plan_jobs(exp, points, dir);
+  std::vector<system::SublayerResult> results(jobs.size());
+  rep.runs += jobs.size();
+  size_t done = 0;
+  run_parallel(
+      jobs.size(), threads,
+      [&](size_t i) {
+        const PointResult& p = points[jobs[i].point];
+        results[i] = run_job(jobs[i], p, systems.at(p.tp));
+      },
+      [&](size_t) {
+        ++done;
+        if (progress) progress(done, jobs.size());
+      });
+  assemble(exp, points, rep.events, jobs, results);
+}
+
 }  // namespace
 
 Reproduction run_reproduction(const Env& env, const ReproductionRequest& req) {
@@ -139,27 +166,20 @@ Reproduction run_reproduction(const Env& env, const ReproductionRequest& req) {
   std::filesystem::create_directories(rep.dir);
   add_points(env, rep.exp, rep.exp.fig16, false, rep.points);
   add_points(env, rep.exp, rep.exp.large, true, rep.points);
-  std::map<int, ConfigDoc> systems;
-  for (const auto& p : rep.points) {
-    if (!systems.count(p.tp))
-      systems.emplace(p.tp, load_system(env, system_for(rep.exp, p.tp), {}));
-  }
-  const std::vector<Job> jobs = plan_jobs(rep.exp, rep.points, rep.dir);
-  std::vector<system::SublayerResult> results(jobs.size());
   rep.threads = req.threads == 0 ? default_threads() : req.threads;
-  rep.runs = jobs.size();
-  size_t done = 0;
-  run_parallel(
-      jobs.size(), rep.threads,
-      [&](size_t i) {
-        const PointResult& p = rep.points[jobs[i].point];
-        results[i] = run_job(jobs[i], p, systems.at(p.tp));
-      },
-      [&](size_t) {
-        ++done;
-        if (req.progress) req.progress(done, jobs.size());
-      });
-  assemble(rep, jobs, results);
+  run_group(env, rep.exp, {}, rep.dir, rep.threads, req.progress, rep.points, rep);
+  if (req.ablation) {
+    // The Fig. 16 points only: no Fig. 6 splits, no Fig. 17 runs, no large models.
+    Experiment fig16 = rep.exp;
+    fig16.ar_cus.clear();
+    fig16.fig17_model.clear();
+    for (const AblationVariant& v : rep.exp.ablation) {
+      AblationResult a{v, {}};
+      add_points(env, fig16, fig16.fig16, false, a.points);
+      run_group(env, fig16, v.set, rep.dir, rep.threads, req.progress, a.points, rep);
+      rep.ablation.push_back(std::move(a));
+    }
+  }
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   write_reproduction(rep, rep.dir);
   return rep;

@@ -32,6 +32,11 @@ struct PointResult {
   std::map<system::Mode, system::SublayerResult> timelines;  // Fig. 17 runs (HBM timeline kept)
 };
 
+struct AblationResult {
+  AblationVariant variant;
+  std::vector<PointResult> points;  // the Fig. 16 points under the variant
+};
+
 struct Reproduction {
   Experiment exp;
   std::vector<PointResult> points;
@@ -40,6 +45,7 @@ struct Reproduction {
   double wall_s = 0;          // from reading the experiment to the last table written
   uint64_t events = 0;
   unsigned threads = 1;
+  std::vector<AblationResult> ablation;  // one per experiment variant, when requested
 };
 
 struct ReproductionRequest {
@@ -48,6 +54,7 @@ struct ReproductionRequest {
   unsigned threads = 0;              // 0 = all cores
   // Called after each finished run (serialised, from worker threads): runs done, runs in all.
   std::function<void(size_t done, size_t total)> progress;
+  bool ablation = false;  // also run the experiment's mechanism-ablation variants
 };
 
 // Reads the experiment, runs every job, assembles the points and writes the tables into the
