@@ -156,7 +156,7 @@ Experiment read_experiment(const Env& env, const ConfigDoc& doc) {
   e.paper = b.node("paper").json();
   for (int tp : e.fig16.tp) system::load_system_config(system_for(e, tp), env.configs_dir);
   for (int tp : e.large.tp) system::load_system_config(system_for(e, tp), env.configs_dir);
-  e.ablation = read_ablation(env, e, b.node("ablation"));
+  if (b.present("ablation")) e.ablation = read_ablation(env, e, b.node("ablation"));
   return e;
 }
 
