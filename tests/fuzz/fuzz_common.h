@@ -1,5 +1,5 @@
 // Shared harness of the libFuzzer targets: the exception policy and small input helpers.
-// Policy (project issue 10): the code under test may reject input only with ConfigError,
+// Policy: the code under test may reject input only with ConfigError,
 // UsageError or UnitError. Any other exception aborts with its type and message, so libFuzzer
 // records the input as a crash; sanitizer reports and hangs (-timeout) are findings as well.
 // A broken property (e.g. a round trip) is reported the same way through fuzz_fail().

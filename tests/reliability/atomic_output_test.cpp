@@ -1,4 +1,4 @@
-// Atomic outputs (project issue 10): when writing a result file fails, sim/atomic_file.h leaves
+// Atomic outputs: when writing a result file fails, sim/atomic_file.h leaves
 // the old file complete and untouched, throws ModelError naming the path, and leaves no temporary
 // file. Failures are simulated by a read-only folder (skipped when the process may write there
 // anyway, e.g. as root) and, root-proof, by a folder sitting where the temporary file goes.

@@ -1,4 +1,4 @@
-// Regression tests for the fuzzer findings (tests/fuzz, project issue 10): each input that let an
+// Regression tests for the fuzzer findings (tests/fuzz): each input that let an
 // exception other than ConfigError/UsageError/UnitError escape, or broke an importer contract, is
 // replayed here in its smallest form. The artifacts themselves are under tests/fuzz/regressions/.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Input limits (project issue 10), one test per class: every out-of-range input is a clear
+// Input limits, one test per class: every out-of-range input is a clear
 // ConfigError/UsageError, never a hang, an out-of-memory, a crash or a silently wrapped value.
 // Classes: TP degree, token count, zero bandwidth, tracker capacity, huge unit values (text and
 // JSON numbers), integers that do not fit the field they configure.

@@ -1,4 +1,4 @@
-// Deeply nested and oversized JSON (project issue 10). The real readers (load_config, read_trace,
+// Deeply nested and oversized JSON. The real readers (load_config, read_trace,
 // the Kineto path, --set values) must answer a 100000-deep document and a 1 GiB file with a
 // ConfigError; each such call runs in a child process (EXPECT_EXIT), so a stack overflow fails
 // that test instead of killing the suite. The 1 GiB file is sparse: no gigabyte is written or

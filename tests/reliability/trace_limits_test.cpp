@@ -1,4 +1,4 @@
-// Input limits of workload traces (project issue 10): negative, zero and oversized sizes, and
+// Input limits of workload traces: negative, zero and oversized sizes, and
 // dependency cycles, short and 100000 ops long, are ConfigErrors naming the op; a 100000-op chain
 // (a valid DAG) is accepted without deep recursion.
 #include <gtest/gtest.h>
