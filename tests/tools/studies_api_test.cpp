@@ -43,6 +43,35 @@ TEST(Probes, GemmTflopsMatchesItsTime) {
   EXPECT_GT(p.dram_bytes, 0u);
 }
 
+TEST(Probes, GemmMemoryBehaviourIsConsistent) {
+  // A memory-bound shape: its WG time must show memory stalls; shares and rates stay in range.
+  const ConfigDoc sys = studies::load_system(env(), "t3-ring-8", {});
+  const studies::GemmProbe p = studies::probe_gemm(sys, gpu::GemmShape{4096, 4096, 64});
+  EXPECT_GT(p.dram_utilisation, 0.0);
+  EXPECT_LE(p.dram_utilisation, 1.0);
+  EXPECT_GE(p.l2_hit_rate, 0.0);
+  EXPECT_LE(p.l2_hit_rate, 1.0);
+  EXPECT_GT(p.compute_us, 0.0);
+  EXPECT_GE(p.memory_stall_us, 0.0);
+  EXPECT_GT(p.pipeline_us, 0.0);
+  // A compute-bound shape drives DRAM less than the memory-bound one.
+  const studies::GemmProbe big = studies::probe_gemm(sys, gpu::GemmShape{4096, 4096, 4096});
+  EXPECT_LT(big.dram_utilisation, p.dram_utilisation);
+}
+
+TEST(Probes, LoadedLatencyRisesWithLoadAndHasAKnee) {
+  const ConfigDoc sys = studies::load_system(env(), "t3-ring-8", {});
+  hbm::LoadedLatencySpec spec;
+  spec.requests_per_channel = 50;
+  const hbm::LoadedLatencyCurve c = studies::probe_loaded_latency(sys, spec);
+  ASSERT_GE(c.points.size(), 2u);
+  EXPECT_GT(c.unloaded_ns, 0.0);
+  EXPECT_LT(c.points.front().mean_ns, c.points.back().mean_ns);
+  for (const auto& pt : c.points) EXPECT_LE(pt.achieved_gbps, c.peak_gbps * 1.001);
+  ASSERT_TRUE(c.knee.has_value());
+  EXPECT_GT(c.points[*c.knee].mean_ns, 2 * c.unloaded_ns);
+}
+
 TEST(RunValidation, UnknownSetNamesTheSets) {
   try {
     validation::run_validation(env(), validation::ValidateRequest{"no-such-set", 1});

@@ -47,9 +47,61 @@ int cmd_gemm(const Args& args, const Env& env) {
   j["tflops"] = p.tflops;
   j["dram_bytes"] = p.dram_bytes;
   j["waves"] = p.waves;
+  j["dram_utilisation"] = p.dram_utilisation;
+  j["l2_hit_rate"] = p.l2_hit_rate;
+  const double wg_us = p.compute_us + p.memory_stall_us + p.pipeline_us;
+  j["wg_time_us"] = {
+      {"compute", p.compute_us}, {"memory_stall", p.memory_stall_us}, {"pipeline", p.pipeline_us}};
+  j["wg_time_share"] = {{"compute", wg_us > 0 ? p.compute_us / wg_us : 0.0},
+                        {"memory_stall", wg_us > 0 ? p.memory_stall_us / wg_us : 0.0},
+                        {"pipeline", wg_us > 0 ? p.pipeline_us / wg_us : 0.0}};
   print(vm["json"].as<bool>(), j);
   return 0;
 }
+
+namespace {
+
+// `membw --loaded`: the loaded-latency curve of one GPU's HBM and its knee.
+int print_loaded(const ConfigDoc& system, double read_share, Bytes request, bool json) {
+  if (!(read_share >= 0.0 && read_share <= 1.0)) throw UsageError("--read-share must be in 0..1");
+  if (request.count() == 0) throw UsageError("--request must be at least 1 B");
+  hbm::LoadedLatencySpec spec;
+  spec.request = request;
+  spec.read_share = read_share;
+  const hbm::LoadedLatencyCurve c = studies::probe_loaded_latency(system, spec);
+  nlohmann::ordered_json j;
+  j["peak_gbps"] = c.peak_gbps;
+  j["unloaded_ns"] = c.unloaded_ns;
+  j["points"] = nlohmann::ordered_json::array();
+  for (const auto& p : c.points) {
+    j["points"].push_back({{"load", p.load},
+                           {"offered_gbps", p.offered_gbps},
+                           {"achieved_gbps", p.achieved_gbps},
+                           {"mean_ns", p.mean_ns},
+                           {"p99_ns", p.p99_ns}});
+  }
+  j["knee_load"] = c.knee ? nlohmann::ordered_json(c.points[*c.knee].load) : nullptr;
+  if (json) {
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("# peak %.1f GB/s, unloaded latency %.1f ns\n", c.peak_gbps, c.unloaded_ns);
+  std::printf("%8s %14s %15s %10s %10s\n", "load", "offered GB/s", "achieved GB/s", "mean ns",
+              "p99 ns");
+  for (const auto& p : c.points) {
+    std::printf("%7.0f%% %14.1f %15.1f %10.1f %10.1f\n", p.load * 100, p.offered_gbps,
+                p.achieved_gbps, p.mean_ns, p.p99_ns);
+  }
+  if (c.knee) {
+    std::printf("knee: %.0f %% of peak (mean latency first above 2x unloaded)\n",
+                c.points[*c.knee].load * 100);
+  } else {
+    std::printf("knee: none up to 100 %% of peak\n");
+  }
+  return 0;
+}
+
+}  // namespace
 
 int cmd_membw(const Args& args, const Env& env) {
   po::options_description desc("t3sim membw options");
@@ -59,9 +111,19 @@ int cmd_membw(const Args& args, const Env& env) {
       "pattern", po::value(&pattern)->default_value("read"), "read | write | copy | update")(
       "bytes", po::value(&size)->default_value("1 GiB"), "bytes per stream, e.g. \"256 MiB\"")(
       "set", po::value(&sets)->composing(), "override: path=value")("json", po::bool_switch(),
-                                                                    "print JSON");
+                                                                    "print JSON")(
+      "loaded", po::bool_switch(),
+      "print the loaded-latency curve instead: latency vs offered load, 5..100 % of peak")(
+      "read-share", po::value<double>()->default_value(1.0),
+      "--loaded: share of READs in the stream (the rest are WRITEs)")(
+      "request", po::value<std::string>()->default_value("4 KiB"),
+      "--loaded: request size, at most the HBM interleave");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr, "t3sim membw --system S --pattern P")) return 0;
+  if (vm["loaded"].as<bool>()) {
+    return print_loaded(load_system(env, sys, sets), vm["read-share"].as<double>(),
+                        parse_bytes(vm["request"].as<std::string>()), vm["json"].as<bool>());
+  }
   const Bytes bytes = parse_bytes(size);
   if (bytes.count() == 0 || bytes > Bytes::gib(64))
     throw UsageError("--bytes must be in 1 B..64 GiB");

@@ -40,7 +40,20 @@ GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape) {
       ((shape.m + g.tile_m - 1) / g.tile_m) * ((shape.n + g.tile_n - 1) / g.tile_n);
   const uint64_t slots = uint64_t{g.cus} * g.wgs_per_cu;
   p.waves = (tiles + slots - 1) / slots;
+  const double peak_bps =
+      static_cast<double>(sc.system().hbm(0).config().bandwidth.bytes_per_second());
+  p.dram_utilisation = static_cast<double>(p.dram_bytes) / (p.time_us * 1e-6 * peak_bps);
+  p.l2_hit_rate = kern.l2_hit_rate();
+  p.compute_us = static_cast<double>(kern.compute_ps()) * 1e-6;
+  p.memory_stall_us = static_cast<double>(kern.memory_stall_ps()) * 1e-6;
+  p.pipeline_us = static_cast<double>(kern.pipeline_ps()) * 1e-6;
   return p;
+}
+
+hbm::LoadedLatencyCurve probe_loaded_latency(const ConfigDoc& system,
+                                             const hbm::LoadedLatencySpec& spec) {
+  const ConfigNode root = ConfigNode::root(system);
+  return hbm::loaded_latency(hbm::HbmConfig::from(root.child("hbm")), spec);
 }
 
 std::optional<std::vector<common::MemCmd>> hbm_pattern_commands(std::string_view pattern) {

@@ -14,6 +14,7 @@
 #include "models/collectives/collective.h"
 #include "models/common/memory.h"
 #include "models/gpu/gemm_plan.h"
+#include "models/hbm/loaded_latency.h"
 #include "sim/config.h"
 #include "sim/units.h"
 
@@ -23,7 +24,13 @@ struct GemmProbe {
   double time_us = 0;
   double tflops = 0;
   uint64_t dram_bytes = 0;
-  uint64_t waves = 0;  // tiles / (CUs x workgroups per CU), rounded up
+  uint64_t waves = 0;           // tiles / (CUs x workgroups per CU), rounded up
+  double dram_utilisation = 0;  // DRAM bytes / (kernel time x configured peak HBM bandwidth)
+  double l2_hit_rate = 0;       // input bytes found in L2 or merged onto a fetch in flight
+  // WG time summed over workgroup slots: computing, waiting for input data, pipeline fill/drain.
+  double compute_us = 0;
+  double memory_stall_us = 0;
+  double pipeline_us = 0;
 };
 // One M x N x K GEMM (2-byte elements) on all CUs of GPU 0.
 GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape);
@@ -31,6 +38,10 @@ GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape);
 // The HBM commands streamed at once for a pattern: read, write, copy (read + write), update (one
 // NMC read-modify-write command) and rmw (hbm_bench's a[i] += b[i]: two reads and a write).
 // nullopt for any other name.
+// The loaded-latency curve of GPU 0's HBM from the system config (models/hbm/loaded_latency.h).
+hbm::LoadedLatencyCurve probe_loaded_latency(const ConfigDoc& system,
+                                             const hbm::LoadedLatencySpec& spec);
+
 std::optional<std::vector<common::MemCmd>> hbm_pattern_commands(std::string_view pattern);
 
 // Streams `bytes` through GPU 0's HBM once per command, all streams at once (transaction-sized
