@@ -12,8 +12,10 @@ namespace {
 constexpr std::array<ModeSpec, 8> kModes{{
     {Mode::kSequential, "sequential", "GEMM on all CUs, then ring RS and ring AG (CU kernels)",
      true, RsFusion::kNone, "", &run_sequential, &compose_sequential, Piece::kRsCu},
-    {Mode::kIdeal, "ideal", "max(GEMM alone, RS alone) + AG: perfect overlap, no contention", false,
-     RsFusion::kNone, "", &run_composed, &compose_ideal_cu, Piece::kRsCu},
+    {Mode::kIdeal, "ideal",
+     "max(GEMM alone, CU RS alone) + AG: perfect overlap, no contention (t3 can beat it: its NMC "
+     "RS moves less data than the CU RS)",
+     false, RsFusion::kNone, "", &run_composed, &compose_ideal_cu, Piece::kRsCu},
     {Mode::kIdealNmc, "ideal-nmc", "as ideal with an NMC (DMA + UPDATE) reduce-scatter", false,
      RsFusion::kNone, "", &run_composed, &compose_ideal_nmc, Piece::kRsNmc},
     {Mode::kT3, "t3", "fused GEMM-RS: tracker, triggered DMA and NMC on the ring; then AG", true,

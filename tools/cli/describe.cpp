@@ -1,10 +1,13 @@
 // `t3sim describe [TYPE]`: lists component types, or one type's parameters (type, unit, default,
-// range, description), ports and stats, like sst-info. Types come from the explicit registry.
+// range, description), ports and stats, like sst-info. Types come from the explicit registry;
+// `describe modes` and `describe policies` print the execution-mode and HBM-policy tables.
 #include <cstdio>
 #include <iostream>
 
 #include "cli/common.h"
 #include "cli/registry_setup.h"
+#include "models/hbm/policy_table.h"
+#include "models/system/mode.h"
 
 namespace t3sim::cli {
 
@@ -20,6 +23,28 @@ int cmd_describe(const Args& args, const Env& /*env*/) {
   const Registry reg = make_registry();
   if (type.empty()) {
     for (const auto& t : reg.types()) std::printf("%s\n", t.c_str());
+    std::printf("modes\npolicies\n");
+    return 0;
+  }
+  if (type == "modes") {
+    for (const auto& m : system::mode_table()) {
+      std::printf("  %-12s %s\n", std::string(m.name).c_str(), std::string(m.description).c_str());
+    }
+    return 0;
+  }
+  if (type == "policies") {
+    const auto table = hbm::describe_policies();
+    if (vm["json"].as<bool>()) {
+      std::cout << table.dump(2) << "\n";
+      return 0;
+    }
+    for (const auto& p : table) {
+      std::printf("%s: %s\n", p["name"].get<std::string>().c_str(),
+                  p["description"].get<std::string>().c_str());
+      for (const auto& [k, v] : p["params"].items()) {
+        std::printf("  %-22s %s\n", k.c_str(), v.get<std::string>().c_str());
+      }
+    }
     return 0;
   }
   const auto d = reg.describe(type);

@@ -32,6 +32,15 @@ void print_text(const std::string& what, int gpus, const SublayerChoice& c,
       r.folded ? " (folded: GPU 0 simulated)" : "");
 }
 
+// One line per execution mode, from the mode table.
+std::string mode_help() {
+  std::string h = "execution mode:";
+  for (const auto& m : system::mode_table()) {
+    h += "\n  " + std::string(m.name) + ": " + std::string(m.description);
+  }
+  return h;
+}
+
 }  // namespace
 
 int cmd_sublayer(const Args& args, const Env& env) {
@@ -45,8 +54,7 @@ int cmd_sublayer(const Args& args, const Env& env) {
       "model", po::value(&model)->required(), "model name (configs/models/)")(
       "tp", po::value(&tp)->default_value(0), "TP degree (default: the system's GPU count)")(
       "sublayer", po::value(&sublayer)->required(), "op | fc2 | fc1 | ip")(
-      "mode", po::value(&mode_name)->required(),
-      "sequential | ideal | ideal-nmc | t3 | t3-mca | cu-split | decomposed | t3-direct")(
+      "mode", po::value(&mode_name)->required(), mode_help().c_str())(
       "tokens", po::value(&tokens)->default_value(0), "tokens T (default: seq_len x micro_batch)")(
       "ar-cus", po::value(&ar_cus)->default_value(16), "cu-split: CUs for the all-reduce")(
       "chunks", po::value(&chunks)->default_value(4), "decomposed: GEMM chunks")(
