@@ -123,8 +123,6 @@ constexpr std::array<TopologyKind, 4> kTopologies{{
 
 }  // namespace
 
-std::span<const TopologyKind> topology_kinds() { return kTopologies; }
-
 std::vector<std::string> topology_names() {
   std::vector<std::string> out;
   for (const auto& k : kTopologies) out.emplace_back(k.name);

@@ -40,7 +40,6 @@ struct TopologyKind {
   Topology (*build)(const FabricConfig&);
 };
 
-std::span<const TopologyKind> topology_kinds();
 std::vector<std::string> topology_names();
 // nullptr if unknown.
 const TopologyKind* find_topology(std::string_view name);

@@ -44,8 +44,4 @@ void Topology::add_duplex(uint32_t a, uint32_t b, TopoEdge ab, TopoEdge ba) {
   add_edge(ba);
 }
 
-std::string Topology::edge_label(uint32_t e) const {
-  return nodes[edges[e].from].name + "->" + nodes[edges[e].to].name;
-}
-
 }  // namespace t3sim::fabric

@@ -48,8 +48,6 @@ struct Topology {
   uint32_t add_edge(const TopoEdge& e);
   // Both directions of a full-duplex link: a->b uses `ab`, b->a uses `ba` (from/to are filled in).
   void add_duplex(uint32_t a, uint32_t b, TopoEdge ab, TopoEdge ba);
-  // "gpu0->gpu1": a readable edge label for stats and messages.
-  std::string edge_label(uint32_t e) const;
 };
 
 }  // namespace t3sim::fabric
