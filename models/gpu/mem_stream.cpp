@@ -12,22 +12,11 @@ MemStream::MemStream(common::MemTarget& target, uint32_t txn_bytes, uint32_t max
       gpu_(gpu),
       bypass_(bypass) {}
 
-uint32_t MemStream::alloc_slot() {
-  if (free_.empty()) {
-    slots_.emplace_back();
-    return static_cast<uint32_t>(slots_.size() - 1);
-  }
-  const uint32_t s = free_.back();
-  free_.pop_back();
-  return s;
-}
-
 void MemStream::submit(const Access& a) {
-  const uint32_t s = alloc_slot();
-  slots_[s] = Slot{a, 0, 0, false};
+  const uint32_t s = slots_.acquire(Slot{a, 0, 0, false});
   ++live_;
   if (a.bytes == 0) {  // degenerate: complete at once
-    free_.push_back(s);
+    slots_.release(s);
     --live_;
     if (a.done) a.done->access_done(a.tag);
     return;
@@ -156,7 +145,7 @@ void MemStream::mem_done(const common::MemRequest& req) {
   slot.completed += req.bytes;
   if (slot.completed == slot.a.bytes) {
     const Access a = slot.a;
-    free_.push_back(s);
+    slots_.release(s);
     --live_;
     if (a.done) a.done->access_done(a.tag);
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/common/memory.h"
+#include "sim/slot_pool.h"
 
 namespace t3sim::gpu {
 
@@ -56,14 +57,12 @@ class MemStream final : public common::MemClient {
   void pump();
   void pump_window();
   bool issue_chunk(uint32_t s);
-  uint32_t alloc_slot();
 
   common::MemTarget& target_;
   uint32_t txn_bytes_;
   uint32_t max_in_flight_;
   uint16_t gpu_;
-  std::vector<Slot> slots_;
-  std::vector<uint32_t> free_;
+  SlotPool<Slot> slots_;
   std::vector<uint32_t> fifo_;  // slot ids awaiting issue, consumed from head_
   size_t head_ = 0;
   uint32_t in_flight_ = 0;

@@ -24,19 +24,8 @@ RemoteMemory::RemoteMemory(Simulator& sim, Component* parent, std::string name,
   stats().add("parked", parked_count_, "count", "arrivals parked until the tracker admitted them");
 }
 
-uint32_t RemoteMemory::alloc() {
-  if (free_.empty()) {
-    slots_.emplace_back();
-    return static_cast<uint32_t>(slots_.size() - 1);
-  }
-  const uint32_t s = free_.back();
-  free_.pop_back();
-  return s;
-}
-
 void RemoteMemory::post(const RemoteAccess& a) {
-  const uint32_t s = alloc();
-  slots_[s] = a;
+  const uint32_t s = slots_.acquire(a);
   ++live_;
   posted_[static_cast<size_t>(a.src)] += a.bytes;
   if (a.src != a.dst) {
@@ -110,7 +99,7 @@ void RemoteMemory::land(uint32_t tag) {
 void RemoteMemory::access_done(uint64_t tag) {
   const RemoteAccess a = slots_[tag];
   landed_[static_cast<size_t>(a.dst)] += a.bytes;
-  free_.push_back(static_cast<uint32_t>(tag));
+  slots_.release(static_cast<uint32_t>(tag));
   --live_;
   if (a.done) a.done->access_done(a.tag);
 }

@@ -19,6 +19,7 @@
 #include "models/common/mirror.h"
 #include "models/gpu/mem_stream.h"
 #include "sim/component.h"
+#include "sim/slot_pool.h"
 
 namespace t3sim::gpu {
 
@@ -71,7 +72,6 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   void finish() override;
 
  private:
-  uint32_t alloc();
   void land(uint32_t slot);
   common::FabricApi& fabric_;
   struct Parked {
@@ -81,8 +81,7 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   std::vector<IngressGate*> gates_;
   std::vector<Parked> parked_;
   std::vector<std::unique_ptr<MemStream>> ingress_;  // one per destination GPU
-  std::vector<RemoteAccess> slots_;
-  std::vector<uint32_t> free_;
+  SlotPool<RemoteAccess> slots_;
   std::vector<uint64_t> posted_;
   std::vector<uint64_t> landed_;
   size_t live_ = 0;
