@@ -25,6 +25,17 @@ void MemStream::submit(const Access& a) {
   pump();
 }
 
+// Recycles the FIFO storage once drained; bounds its growth under constant load.
+void MemStream::compact_fifo() {
+  if (head_ == fifo_.size()) {
+    fifo_.clear();
+    head_ = 0;
+  } else if (head_ > 4096 && head_ * 2 > fifo_.size()) {
+    fifo_.erase(fifo_.begin(), fifo_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+}
+
 void MemStream::pump() {
   if (bypass_ != 0) {
     pump_window();
@@ -32,37 +43,14 @@ void MemStream::pump() {
   }
   while (head_ < fifo_.size() && in_flight_ < max_in_flight_ && !waiting_) {
     const uint32_t s = fifo_[head_];
-    Slot& slot = slots_[s];
-    const uint64_t addr = slot.a.addr + slot.issued;
-    const uint64_t chunk =
-        std::min<uint64_t>(txn_bytes_ - addr % txn_bytes_, slot.a.bytes - slot.issued);
-    common::MemRequest req;
-    req.addr = addr;
-    req.bytes = static_cast<uint32_t>(chunk);
-    req.cmd = slot.a.cmd;
-    req.cls = slot.a.cls;
-    req.origin_gpu = gpu_;
-    req.tile = slot.a.tile;
-    req.contrib = slot.a.contrib;
-    req.l2_hit = slot.a.l2_hit;
-    req.client = this;
-    req.tag = s;
-    if (!target_.try_issue(req)) {
+    if (!issue_chunk(s)) {
       waiting_ = true;
       target_.wait_for_space(this);
       return;
     }
-    ++in_flight_;
-    slot.issued += chunk;
-    if (slot.issued == slot.a.bytes) ++head_;
+    if (slots_[s].issued == slots_[s].a.bytes) ++head_;
   }
-  if (head_ == fifo_.size()) {  // recycle the FIFO storage once drained
-    fifo_.clear();
-    head_ = 0;
-  } else if (head_ > 4096 && head_ * 2 > fifo_.size()) {  // bound growth under constant load
-    fifo_.erase(fifo_.begin(), fifo_.begin() + static_cast<std::ptrdiff_t>(head_));
-    head_ = 0;
-  }
+  compact_fifo();
 }
 
 // Issues the next chunk of slot s; false if the target refused it.
@@ -119,13 +107,7 @@ void MemStream::pump_window() {
     }
   } while (repump_);
   pumping_ = false;
-  if (head_ == fifo_.size()) {
-    fifo_.clear();
-    head_ = 0;
-  } else if (head_ > 4096 && head_ * 2 > fifo_.size()) {
-    fifo_.erase(fifo_.begin(), fifo_.begin() + static_cast<std::ptrdiff_t>(head_));
-    head_ = 0;
-  }
+  compact_fifo();
 }
 
 void MemStream::mem_retry() {

@@ -55,6 +55,7 @@ class MemStream final : public common::MemClient {
     bool blocked = false;    // refused; waits for a retry (bypass mode)
   };
   void pump();
+  void compact_fifo();
   void pump_window();
   bool issue_chunk(uint32_t s);
 
