@@ -157,7 +157,7 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
     plan.add("measured-data", "", [](SetRun& e, Systems&) {
       e.system = "-";
       e.status = "NO DATA";
-      e.notes.push_back("no measured data (not yet measured on a GPU): validation/data/<machine>/*.csv");
+      e.notes.push_back("no measured data yet: validation/data/<machine>/*.csv");
     });
   }
   for (const fs::path& csv : csvs) {
