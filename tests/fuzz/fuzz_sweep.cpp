@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace t3sim::fuzz;
   const auto json = parse_json(as_text(data, size));
   if (!json) return 0;
-  const cli::Env env{source_dir() + "/configs", source_dir(), false};
+  const studies::Env env{source_dir() + "/configs", source_dir()};
   std::optional<studies::SweepSpec> spec;
   expect_input_errors_only("read_sweep", [&] {
     const ConfigDoc doc = config_from_json(*json, "fuzz-sweep.json", {env.configs_dir});
