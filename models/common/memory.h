@@ -63,6 +63,8 @@ struct MemRequest {
   uint64_t tag = 0;             // client cookie
   Tick enqueued{};              // set by the target on acceptance
   bool l2_hit = false;          // served by the L2 (a memory-partition front end); no DRAM access
+  bool write_back = false;      // a WRITE into a write-back L2: done when the L2 holds it; the L2
+                                // writes it to DRAM later (a target without an L2 writes it now)
 };
 
 class MemClient {
@@ -76,7 +78,9 @@ class MemTarget {
  public:
   virtual ~MemTarget() = default;
   virtual bool try_issue(const MemRequest& req) = 0;
-  // Registers `c` for one mem_retry() call once any queue of this target has space.
+  // Registers `c` for one mem_retry() call once the queue that refused its last try_issue() has
+  // space. A client already waiting on that queue is not registered twice (one retry per queue
+  // and client), so a client with many refused requests holds at most one place per queue.
   virtual void wait_for_space(MemClient* c) = 0;
   // Event-free fast path for an L2 hit of `bytes` at `addr`: a target that serves hits books the
   // transfer now and returns when the data is delivered (no mem_done follows); Tick::max() when

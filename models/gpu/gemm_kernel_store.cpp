@@ -78,6 +78,7 @@ void GemmKernel::store(uint32_t w) {
     a.cmd = s.cmd;
     a.cls = s.cls;
     a.tile = s.tracker_tile;
+    a.write_back = s.cached && s.cmd == common::MemCmd::kWrite;  // write-allocate, write-back L2
     a.done = this;
     a.tag = kStoreTag | tile;
     stores_.submit(a);

@@ -77,6 +77,9 @@ Params gpu_params() {
       .at_least(64);
   p.optional("l2_mshr", ParamKind::kBytes, "256 KiB", "read-miss bytes outstanding per slice")
       .at_least(64);
+  p.optional("l2_dirty", ParamKind::kBytes, "0 B",
+             "dirty bytes one L2 slice buffers before a store waits for a write-back (0: stores "
+             "write through to DRAM)");
   p.optional("wgs_per_cu", ParamKind::kInt, 1, "concurrent GEMM WGs per CU").range(1, 16);
   p.optional("group_m", ParamKind::kInt, 8, "tile rows per dispatch group (L2 swizzle)")
       .range(1, 4096);
@@ -127,6 +130,7 @@ GpuSpec bind_gpu(const ConfigNode& node) {
   s.partition.hit_latency = b.duration("l2_hit_latency");
   s.partition.miss_queue = b.bytes("l2_miss_queue");
   s.partition.mshr = b.bytes("l2_mshr");
+  s.partition.dirty = b.bytes("l2_dirty");
   s.wgs_per_cu = static_cast<uint32_t>(b.integer("wgs_per_cu"));
   s.group_m = static_cast<uint32_t>(b.integer("group_m"));
   s.tile_select = b.str("tile_select") == "heuristic" ? TileSelect::kHeuristic : TileSelect::kFixed;

@@ -40,6 +40,7 @@ struct PartitionSpec {
   Duration hit_latency;
   Bytes miss_queue;  // L2 -> DRAM queue per slice
   Bytes mshr;        // read-miss bytes outstanding per slice
+  Bytes dirty;       // write-back buffer per slice (0: write-back stores go straight to DRAM)
 };
 
 struct GpuSpec {

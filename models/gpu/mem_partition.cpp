@@ -8,12 +8,18 @@
 
 namespace t3sim::gpu {
 
-// One L2 slice: data port, miss queue (two class FIFOs), MSHR bytes, hit completions, waiters.
+// One L2 slice: data port, miss queue (two class FIFOs), MSHR bytes, hit completions, waiters, and
+// the write-back buffer (dirty bytes and their FIFO, forwarded to DRAM by their own client so a
+// write-back the DRAM refuses never holds up the slice's demand misses, nor they it).
 class MemPartition::Slice final : public common::MemClient {
  public:
   explicit Slice(MemPartition& p) : p_(p) {}
   bool full() const {
     return missq_bytes_ >= p_.spec_.miss_queue.count() || mshr_bytes_ >= p_.spec_.mshr.count();
+  }
+  // Room in the write-back buffer for `bytes` more (an empty buffer takes any store).
+  bool dirty_room(uint64_t bytes) const {
+    return dirty_bytes_ == 0 || dirty_bytes_ + bytes <= p_.spec_.dirty.count();
   }
   void hit(const common::MemRequest& req, Tick done) {
     hits_.push_back({done + p_.spec_.hit_latency, req});
@@ -28,7 +34,14 @@ class MemPartition::Slice final : public common::MemClient {
     fifo_[common::is_compute(r.cls) ? 0 : 1].push_back({seq_++, slot});
     pump();
   }
-  void add_waiter(common::MemClient* c) { waiters_.push_back(c); }
+  // A buffered store's data, now dirty in this slice (slot: its write-back request).
+  void dirty(uint32_t slot) {
+    dirty_bytes_ += p_.slots_[slot].bytes;
+    wb_.push_back(slot);
+    pump();
+  }
+  void add_waiter(common::MemClient* c) { add_once(waiters_, c); }
+  void add_dirty_waiter(common::MemClient* c) { add_once(dirty_waiters_, c); }
   void mem_done(const common::MemRequest& fwd) override {
     const auto slot = static_cast<uint32_t>(fwd.tag);
     const common::MemRequest orig = p_.slots_[slot];
@@ -43,7 +56,7 @@ class MemPartition::Slice final : public common::MemClient {
     waiting_dram_ = false;
     pump();
   }
-  bool idle() const { return hits_.empty() && fifo_[0].empty() && fifo_[1].empty(); }
+  bool idle() const { return hits_.empty() && fifo_[0].empty() && fifo_[1].empty() && wb_.empty(); }
 
  private:
   struct Pending {
@@ -54,8 +67,32 @@ class MemPartition::Slice final : public common::MemClient {
     uint64_t seq;
     uint32_t slot;
   };
+  // The write-back port: DRAM completions and retries of write-backs.
+  class WriteBack final : public common::MemClient {
+   public:
+    explicit WriteBack(Slice& s) : s_(s) {}
+    void mem_done(const common::MemRequest& fwd) override {
+      const auto slot = static_cast<uint32_t>(fwd.tag);
+      s_.p_.free_.push_back(slot);
+      s_.p_.written_back();
+    }
+    void mem_retry() override {
+      s_.wb_waiting_ = false;
+      s_.pump();
+    }
+
+   private:
+    Slice& s_;
+  };
+  static void add_once(std::deque<common::MemClient*>& q, common::MemClient* c) {
+    if (std::find(q.begin(), q.end(), c) == q.end()) q.push_back(c);  // MemTarget::wait_for_space
+  }
   // Forwards queued misses to DRAM, older head first; a refused head lets the other class try.
+  // Then write-backs, into whatever room the demand misses left (they wait for DRAM on their own
+  // client), or before the misses once the dirty bytes pass half the buffer (a write drain, so
+  // stores do not wait on a full buffer while reads keep DRAM busy).
   void pump() {
+    if (draining()) pump_write_backs();
     while (!waiting_dram_ && (!fifo_[0].empty() || !fifo_[1].empty())) {
       int first = fifo_[1].empty() ? 0 : (fifo_[0].empty() ? 1 : -1);
       if (first < 0) first = fifo_[0].front().seq < fifo_[1].front().seq ? 0 : 1;
@@ -65,7 +102,26 @@ class MemPartition::Slice final : public common::MemClient {
       waiting_dram_ = true;
       p_.dram_.wait_for_space(this);
     }
+    pump_write_backs();
     wake();
+  }
+  bool draining() const { return 2 * dirty_bytes_ >= p_.spec_.dirty.count(); }
+  void pump_write_backs() {
+    while (!wb_waiting_ && !wb_.empty()) {
+      const uint32_t slot = wb_.front();
+      common::MemRequest fwd = p_.slots_[slot];
+      fwd.client = &wb_client_;
+      fwd.tag = slot;
+      if (!p_.dram_.try_issue(fwd)) {
+        wb_waiting_ = true;
+        p_.dram_.wait_for_space(&wb_client_);
+        return;
+      }
+      wb_.pop_front();
+      dirty_bytes_ -= fwd.bytes;  // the data left the slice for the DRAM controller's queue
+      p_.miss_bytes_.inc(fwd.bytes);
+      wake_dirty();
+    }
   }
   bool forward(int q) {
     const uint32_t slot = fifo_[static_cast<size_t>(q)].front().slot;
@@ -80,7 +136,7 @@ class MemPartition::Slice final : public common::MemClient {
     return true;
   }
   void wake() {
-    if (full() || waiters_.empty() || waking_) return;
+    if (full() || waking_) return;
     waking_ = true;  // a retry may refill the slice; later waiters stay queued
     while (!waiters_.empty() && !full()) {
       common::MemClient* c = waiters_.front();
@@ -88,6 +144,23 @@ class MemPartition::Slice final : public common::MemClient {
       c->mem_retry();
     }
     waking_ = false;
+    wake_dirty();
+  }
+  // Stores refused for a full write-back buffer retry once it has room (and the slice is open).
+  void wake_dirty() {
+    if (full() || dirty_waiters_.empty() || waking_dirty_ ||
+        dirty_bytes_ >= p_.spec_.dirty.count()) {
+      return;
+    }
+    waking_dirty_ = true;  // only the waiters present now: one refused again waits for more room
+    for (size_t n = dirty_waiters_.size();
+         n > 0 && !dirty_waiters_.empty() && !full() && dirty_bytes_ < p_.spec_.dirty.count();
+         --n) {
+      common::MemClient* c = dirty_waiters_.front();
+      dirty_waiters_.pop_front();
+      c->mem_retry();
+    }
+    waking_dirty_ = false;
   }
   void on_hit() {
     const Tick now = p_.sim().now();
@@ -103,12 +176,18 @@ class MemPartition::Slice final : public common::MemClient {
   MemPartition& p_;
   uint64_t missq_bytes_ = 0;
   uint64_t mshr_bytes_ = 0;
+  uint64_t dirty_bytes_ = 0;
   uint64_t seq_ = 0;
   bool waiting_dram_ = false;
+  bool wb_waiting_ = false;
   bool waking_ = false;
+  bool waking_dirty_ = false;
   std::array<std::deque<Queued>, 2> fifo_;  // [0] compute, [1] communication
+  std::deque<uint32_t> wb_;                 // write-backs in the order their stores arrived
   std::deque<Pending> hits_;
   std::deque<common::MemClient*> waiters_;
+  std::deque<common::MemClient*> dirty_waiters_;
+  WriteBack wb_client_{*this};
   MemberEvent<Slice, &Slice::on_hit> hit_event_{this};
 };
 
@@ -127,6 +206,8 @@ MemPartition::MemPartition(Simulator& sim, Component* parent, std::string name,
   stats().add("miss_bytes", miss_bytes_, "B", "bytes sent to DRAM through the miss queues");
   stats().add("refusals", refusals_, "count", "requests refused by a full slice");
   stats().add("blocked_hits", blocked_hits_, "count", "hits refused by a full slice");
+  stats().add("buffered_store_bytes", buffered_bytes_, "B",
+              "store bytes the slices took into their write-back buffers");
 }
 
 MemPartition::~MemPartition() = default;
@@ -134,8 +215,10 @@ MemPartition::~MemPartition() = default;
 bool MemPartition::try_issue(const common::MemRequest& req) {
   const uint32_t s = map_.channel(req.addr);
   Slice& slice = *slices_[s];
-  if (slice.full()) {
+  const bool buffered = req.write_back && spec_.dirty.count() != 0;
+  if (slice.full() || (buffered && !slice.dirty_room(req.bytes))) {
     refused_ = s;
+    refused_dirty_ = !slice.full();
     refusals_.inc();
     if (req.l2_hit) blocked_hits_.inc();
     return false;
@@ -150,18 +233,30 @@ bool MemPartition::try_issue(const common::MemRequest& req) {
     slice.hit(r, port_done);
     return true;
   }
+  if (buffered) {  // the slice takes the data now; its write-back reaches DRAM later
+    buffered_bytes_.inc(req.bytes);
+    slice.hit(r, port_done);
+    common::MemRequest wb = r;
+    wb.client = nullptr;
+    wb.write_back = false;
+    ++outstanding_;
+    slice.dirty(store_slot(wb));
+    return true;
+  }
   miss_bytes_.inc(req.bytes);
-  uint32_t slot;
+  slice.miss(store_slot(r));
+  return true;
+}
+
+uint32_t MemPartition::store_slot(const common::MemRequest& r) {
   if (free_.empty()) {
     slots_.push_back(r);
-    slot = static_cast<uint32_t>(slots_.size() - 1);
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-    slots_[slot] = r;
+    return static_cast<uint32_t>(slots_.size() - 1);
   }
-  slice.miss(slot);
-  return true;
+  const uint32_t slot = free_.back();
+  free_.pop_back();
+  slots_[slot] = r;
+  return slot;
 }
 
 Tick MemPartition::reserve_hit(uint64_t addr, uint64_t bytes, common::TrafficClass cls) {
@@ -186,13 +281,21 @@ Tick MemPartition::use_port(uint64_t bytes) {
   return port_free_;
 }
 
-void MemPartition::wait_for_space(common::MemClient* c) { slices_[refused_]->add_waiter(c); }
+void MemPartition::wait_for_space(common::MemClient* c) {
+  if (refused_dirty_) {
+    slices_[refused_]->add_dirty_waiter(c);
+  } else {
+    slices_[refused_]->add_waiter(c);
+  }
+}
 
 void MemPartition::completed(const common::MemRequest& req) {
   out_[static_cast<size_t>(req.cls)] += req.bytes;
   --outstanding_;
   if (req.client != nullptr) req.client->mem_done(req);
 }
+
+void MemPartition::written_back() { --outstanding_; }
 
 void MemPartition::finish() {
   if (outstanding_ != 0) {

@@ -12,10 +12,18 @@
 // MSHR or miss-queue entry stays at the head; so while the miss queue or the MSHRs are full the
 // slice accepts nothing, hits included. The miss queue keeps compute and communication in two
 // FIFOs and forwards the older head; a head the DRAM refuses does not block the other class.
-// Fidelity: L2 hit/miss is decided by the requester's L2 model (l2_cache.h); writes are
-// write-allocate/write-back with the write-back charged at store time; no MSHR merge limit (merging
-// is at K-phase slice granularity in the GEMM's L2 model). Contract: MemTarget's; a refused client
-// gets exactly one mem_retry() once its slice accepts again; finish() throws if work is left.
+// Write-back L2: a store marked MemRequest::write_back (a normal GEMM output store; T3's UPDATEs
+// and all communication writes are uncached) is done once the slice's data port has taken it; its
+// bytes become dirty in the slice's write-back buffer (`dirty` bytes per slice) and reach DRAM
+// later through the slice's own write-back client, after the demand misses, or ahead of them once
+// the buffer is half full (a write drain). A store that finds the buffer full waits for room, as a
+// GPGPU-Sim L2 stalls a write miss that cannot allocate a line; dirty = 0 writes such stores
+// through at store time (the old behaviour). Every buffered byte is written back before the run
+// ends, so DRAM traffic is the same either way; only its timing moves.
+// Fidelity: L2 hit/miss is decided by the requester's L2 model (l2_cache.h); no MSHR merge limit
+// (merging is at K-phase slice granularity in the GEMM's L2 model). Contract: MemTarget's; a
+// refused client gets exactly one mem_retry() once its slice accepts again; finish() throws if work
+// is left.
 #pragma once
 
 #include <array>
@@ -47,6 +55,8 @@ class MemPartition final : public Component, public common::MemTarget {
   uint64_t bytes_in(common::TrafficClass c) const { return in_[static_cast<size_t>(c)]; }
   uint64_t bytes_out(common::TrafficClass c) const { return out_[static_cast<size_t>(c)]; }
   uint64_t hit_bytes() const { return hit_bytes_.value(); }
+  uint64_t buffered_bytes() const { return buffered_bytes_.value(); }
+  uint64_t miss_bytes() const { return miss_bytes_.value(); }
   uint64_t refusals() const { return refusals_.value(); }
   size_t outstanding() const { return outstanding_; }
   void finish() override;
@@ -55,6 +65,8 @@ class MemPartition final : public Component, public common::MemTarget {
   class Slice;
   friend class Slice;
   void completed(const common::MemRequest& req);
+  void written_back();
+  uint32_t store_slot(const common::MemRequest& r);
   void full_changed(bool was, bool is) {
     if (was != is) full_slices_ += is ? 1 : static_cast<uint32_t>(-1);
   }
@@ -69,14 +81,16 @@ class MemPartition final : public Component, public common::MemTarget {
   std::vector<std::unique_ptr<Slice>> slices_;
   std::vector<common::MemRequest> slots_;  // DRAM-bound requests in flight (original form)
   std::vector<uint32_t> free_;
-  uint32_t refused_ = 0;      // slice of the last refusal
-  uint32_t full_slices_ = 0;  // slices refusing requests now
+  uint32_t refused_ = 0;        // slice of the last refusal
+  bool refused_dirty_ = false;  // the last refusal was for a full write-back buffer
+  uint32_t full_slices_ = 0;    // slices refusing requests now
   size_t outstanding_ = 0;
   std::array<uint64_t, common::kNumTrafficClasses> in_{};
   std::array<uint64_t, common::kNumTrafficClasses> out_{};
   Counter hit_bytes_;
   Counter miss_bytes_;
   Counter refusals_;
+  Counter buffered_bytes_;
   Counter blocked_hits_;
 };
 

@@ -68,6 +68,7 @@ bool MemStream::issue_chunk(uint32_t s) {
   req.tile = slot.a.tile;
   req.contrib = slot.a.contrib;
   req.l2_hit = slot.a.l2_hit;
+  req.write_back = slot.a.write_back;
   req.client = this;
   req.tag = s;
   if (!target_.try_issue(req)) return false;
@@ -98,10 +99,7 @@ void MemStream::pump_window() {
           progress = true;
         } else {
           slots_[s].blocked = true;
-          if (waits_ <= bypass_) {  // bounded: any retry unblocks every waiting access
-            ++waits_;
-            target_.wait_for_space(this);
-          }
+          target_.wait_for_space(this);  // at most one place per refusing queue (MemTarget)
         }
       }
     }
@@ -113,7 +111,6 @@ void MemStream::pump_window() {
 void MemStream::mem_retry() {
   waiting_ = false;
   if (bypass_ != 0) {
-    --waits_;
     const size_t end = std::min(fifo_.size(), head_ + 1 + bypass_);
     for (size_t i = head_; i < end; ++i) slots_[fifo_[i]].blocked = false;
   }

@@ -4,10 +4,12 @@
 // With bypass = 0 one FIFO issues in submission order and a refusal stalls the whole stream (one
 // queue, e.g. a CU's or a DMA engine's). With bypass = B > 0 the stream stands for many
 // independent issuers (every SM of a GPU): up to B accesses behind a refused one may issue, each
-// refused access waits for its own retry, so one full memory channel or L2 slice does not block
-// traffic to the others (no head-of-line blocking across channels); chunks of one access stay in
-// order. Contract: every submitted access completes exactly once via AccessDone::access_done(tag)
-// after its last transaction completes; no allocation per request in steady state.
+// refused access registers with the queue that refused it, and any retry re-offers every blocked
+// access, so one full memory channel or L2 slice does not block traffic to the others (no
+// head-of-line blocking across channels) and every queue that refused the stream wakes it; chunks
+// of one access stay in order. Contract: every submitted access completes exactly once via
+// AccessDone::access_done(tag) after its last transaction completes; no allocation per request in
+// steady state.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +33,8 @@ struct Access {
   common::TrafficClass cls = common::TrafficClass::kGemmRead;
   uint32_t tile = common::kNoTile;
   uint16_t contrib = 1;
-  bool l2_hit = false;  // served by the L2 slice, not DRAM (MemRequest::l2_hit)
+  bool l2_hit = false;      // served by the L2 slice, not DRAM (MemRequest::l2_hit)
+  bool write_back = false;  // a WRITE the L2 may buffer dirty (MemRequest::write_back)
   AccessDone* done = nullptr;
   uint64_t tag = 0;
 };
@@ -70,7 +73,6 @@ class MemStream final : public common::MemClient {
   size_t live_ = 0;
   bool waiting_ = false;
   uint32_t bypass_ = 0;
-  uint32_t waits_ = 0;  // wait_for_space() registrations not yet retried (bypass mode)
   bool pumping_ = false;
   bool repump_ = false;
 };

@@ -64,13 +64,15 @@ struct ChannelView {
   int oldest_in(uint8_t mask) const;
 };
 
-// A policy's answer: serve the head of `pick`, or idle until `wake` (Tick::max() = until an
-// arrival).
+// A policy's answer: serve the head of `pick` for at most `grant` bytes (0: until it is done; the
+// controller re-arbitrates when the grant is used up, the head keeping its place), or idle until
+// `wake` (Tick::max() = until an arrival).
 struct Decision {
   int pick = -1;
   Tick wake = Tick::max();
-  static Decision issue(int q) { return Decision{q, Tick::max()}; }
-  static Decision idle_until(Tick t) { return Decision{-1, t}; }
+  uint64_t grant = 0;
+  static Decision issue(int q, uint64_t grant = 0) { return Decision{q, Tick::max(), grant}; }
+  static Decision idle_until(Tick t) { return Decision{-1, t, 0}; }
   bool issues() const { return pick >= 0; }
 };
 

@@ -59,7 +59,8 @@ bool Channel::try_accept(const common::MemRequest& req) {
 }
 
 void Channel::add_waiter(BusDir dir, common::MemClient* c) {
-  waiters_[waiter_index(dir)].push(c);
+  RingBuffer<common::MemClient*>& w = waiters_[waiter_index(dir)];
+  if (!w.contains(c)) w.push(c);  // one place per client (MemTarget::wait_for_space)
   if (!refused_by_policy_ && fits(dir, refused_bytes_)) {
     env_.sim.call_at<Channel, &Channel::wake_later>(env_.sim.now(), this,
                                                     static_cast<uint64_t>(dir));
@@ -155,11 +156,12 @@ void Channel::arbitrate() {
     throw ModelError(env_.path, std::string(policy_->name()) + " picked an empty sub-queue " +
                                     std::to_string(d.pick));
   }
-  start_segment(d.pick);
+  start_segment(d.pick, d.grant);
 }
 
-void Channel::start_segment(int q) {
+void Channel::start_segment(int q, uint64_t grant) {
   const Queued& h = queues_[static_cast<size_t>(q)].front();
+  seg_bytes_ = grant == 0 ? h.remaining : std::min<uint64_t>(h.remaining, grant);
   const BusDir dir = dir_of(q);
   const Tick now = env_.sim.now();
   const ChannelTiming& t = env_.timing;
@@ -179,7 +181,7 @@ void Channel::start_segment(int q) {
   } else {
     seg_start_ = start;
     burst_time_ = t.service(h.req.cmd, t.burst.count());
-    seg_end_ = start + t.service(h.req.cmd, h.remaining);
+    seg_end_ = start + t.service(h.req.cmd, seg_bytes_);
   }
   env_.sim.schedule(bus_event_, seg_end_, Priority::kArbitrate);
 }
@@ -190,18 +192,18 @@ void Channel::plan_banks(const Queued& h, Tick start) {
   const ChannelTiming& t = env_.timing;
   const bool nmc = t.update == UpdateMode::kNmc;
   const BankPlan p =
-      banks_->plan(h.req, h.req.bytes - h.remaining, h.remaining, start, t.bus, t.nmc_bank, nmc);
+      banks_->plan(h.req, h.req.bytes - h.remaining, seg_bytes_, start, t.bus, t.nmc_bank, nmc);
   env_.stats.activations.inc(p.activations);
   if (p.first_hit) env_.stats.row_hits.inc();
   seg_start_ = p.data_start;
   seg_end_ = p.data_end;
   if (h.req.cmd == common::MemCmd::kUpdate && t.update == UpdateMode::kBusRmw) {
-    seg_end_ += transfer_time(Bytes(h.remaining), t.bus);  // the read-back pass
+    seg_end_ += transfer_time(Bytes(seg_bytes_), t.bus);  // the read-back pass
   }
   nmc_done_ = h.req.cmd == common::MemCmd::kUpdate && nmc ? p.nmc_done : seg_end_;
   look_ahead(h, start);
   const uint64_t span = (seg_end_ - seg_start_).count_ps();
-  burst_time_ = Duration::ps(std::max<uint64_t>(1, span * t.burst.count() / h.remaining));
+  burst_time_ = Duration::ps(std::max<uint64_t>(1, span * t.burst.count() / seg_bytes_));
 }
 
 // Opens ahead the rows the next queued requests need: per sub-queue the next kLookahead entries,
@@ -231,11 +233,11 @@ void Channel::look_ahead(const Queued& serving, Tick start) {
 void Channel::settle(Tick now) {
   const auto qi = static_cast<size_t>(serving_);
   Queued& h = queues_[qi].front();
-  uint64_t served = h.remaining;
+  uint64_t served = seg_bytes_;
   if (now < seg_end_) {
     const uint64_t tb = std::max<uint64_t>(1, burst_time_.count_ps());
     const uint64_t k = now <= seg_start_ ? 0 : (now - seg_start_).count_ps() / tb;
-    served = std::min<uint64_t>(h.remaining, k * env_.timing.burst.count());
+    served = std::min<uint64_t>(seg_bytes_, k * env_.timing.burst.count());
   }
   const Tick end = max(seg_start_, std::min(now, seg_end_));
   if (served > 0) {
@@ -248,7 +250,7 @@ void Channel::settle(Tick now) {
     policy_->on_service(h.req, served, seg_start_, end);
     last_end_ = end;
   }
-  if (banks_ && served < h.remaining) banks_->truncate(served);
+  if (banks_ && served < seg_bytes_) banks_->truncate(served);
   h.remaining -= static_cast<uint32_t>(served);
   bytes_[qi] -= served;
   serving_ = -1;

@@ -99,7 +99,7 @@ class Channel {
   void on_bus_free();
   void arbitrate();
   void settle(Tick now);
-  void start_segment(int q);
+  void start_segment(int q, uint64_t grant);
   void plan_banks(const Queued& h, Tick start);
   void look_ahead(const Queued& serving, Tick start);
   // Bank fidelity: queued entries per sub-queue whose rows are opened ahead (chosen by t3sim:
@@ -121,6 +121,7 @@ class Channel {
   int serving_ = -1;  // sub-queue whose head is on the bus, -1 = bus free
   Tick seg_start_{};
   Tick seg_end_{};
+  uint64_t seg_bytes_ = 0;  // bytes the current segment moves by seg_end_
   Duration burst_time_{};
   Tick nmc_done_{};                        // bank fidelity: in-bank RMW end of the current segment
   std::array<Tick, 2> last_done_{};        // latest completion per pipeline (each stays ordered)

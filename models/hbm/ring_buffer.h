@@ -50,6 +50,12 @@ class RingBuffer {
   }
   // i-th oldest element, 0 = front(); requires i < size().
   const T& operator[](size_t i) const { return slots_[(head_ + i) & mask_]; }
+  bool contains(const T& v) const {
+    for (size_t i = 0; i < size_; ++i) {
+      if ((*this)[i] == v) return true;
+    }
+    return false;
+  }
 
  private:
   std::vector<T> slots_;

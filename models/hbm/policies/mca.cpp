@@ -50,21 +50,29 @@ Decision McaPolicy::pick(const ChannelView& v) {
     }
   }
   int pick = -1;
+  core_mask_ = kAllSubQueues;
   if (!s_.compute_first) {
     pick = core_.pick(v, kAllSubQueues);
   } else if (starved_mask != 0) {
     pick = v.oldest_in(starved_mask);
     ++starved_issues_;
   } else if (v.bytes_in(kComputeMask) > 0) {
+    core_mask_ = kComputeMask;
     pick = core_.pick(v, kComputeMask);
   } else {
+    core_mask_ = kCommMask;
     pick = core_.pick(v, kCommMask);
   }
   if (pick < 0) return Decision::idle_until(next_deadline);
-  return Decision::issue(pick);
+  const uint64_t grant = core_.grant(v, core_mask_);
+  return Decision::issue(pick, (bit(pick) & starved_mask) != 0 ? 0 : grant);
 }
 
 bool McaPolicy::preempts(const ChannelView& v, int serving, int arrived) const {
+  if (core_.read_cuts_drain(v, serving, arrived) &&
+      !(is_comm(serving) && starved(v.head[static_cast<size_t>(serving)], v.now))) {
+    return true;
+  }
   const bool serving_writes = (bit(serving) & kWriteMask) != 0;
   if (!s_.compute_first) return core_.next_write_mode(v, kAllSubQueues) != serving_writes;
   if (is_comm(serving)) {
@@ -74,6 +82,7 @@ bool McaPolicy::preempts(const ChannelView& v, int serving, int arrived) const {
 }
 
 void McaPolicy::on_service(const common::MemRequest& req, uint64_t bytes, Tick start, Tick end) {
+  core_.served(req, bytes);
   if (!s_.dynamic || measured_ || !common::is_compute(req.cls) || bytes == 0) return;
   if (!window_open_) {
     window_open_ = true;

@@ -75,6 +75,7 @@ class McaPolicy final : public ArbitrationPolicy {
 
   McaSettings s_;
   FrFcfsCore core_;
+  uint8_t core_mask_ = kAllSubQueues;  // scope of the last FR-FCFS pick (for its grant)
   Bandwidth bus_;
   uint64_t threshold_;
   bool window_open_ = false;

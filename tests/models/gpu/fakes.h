@@ -29,7 +29,12 @@ class FakeDram final : public common::MemTarget {
     sim_.call_at<FakeDram, &FakeDram::complete>(queue_.back().done, this, 0);
     return true;
   }
-  void wait_for_space(common::MemClient* c) override { waiters_.push_back(c); }
+  void wait_for_space(common::MemClient* c) override {  // one place per client (MemTarget)
+    for (common::MemClient* w : waiters_) {
+      if (w == c) return;
+    }
+    waiters_.push_back(c);
+  }
   std::array<uint64_t, common::kNumTrafficClasses> bytes{};
   uint64_t hits_seen = 0;
 

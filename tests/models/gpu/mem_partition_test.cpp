@@ -1,10 +1,14 @@
 // Tests of the memory-partition front end (models/gpu/mem_partition.h) with a fake DRAM: a full
 // slice refuses hits too and wakes its waiter once; the other slice keeps serving; the event-free
 // hit booking obeys the same rule; hits share the port bandwidth; a DRAM that refuses fills the
-// miss queue and blocks the slice; bytes in = bytes out per traffic class, DRAM bytes = misses.
+// miss queue and blocks the slice; bytes in = bytes out per traffic class, DRAM bytes = misses;
+// write-back stores complete at the slice and reach DRAM later; a full write-back buffer holds
+// stores (not reads) until a write-back leaves.
 #include "models/gpu/mem_partition.h"
 
 #include <gtest/gtest.h>
+
+#include <vector>
 
 #include "models/gpu/mem_stream.h"
 #include "tests/models/gpu/fakes.h"
@@ -138,6 +142,91 @@ TEST(MemPartition, BytesInEqualBytesOutPerClass) {
     to_dram += dram.bytes[c];
   }
   EXPECT_EQ(to_dram + hits, in);
+}
+
+// Records when its requests complete.
+class TimedClient final : public common::MemClient {
+ public:
+  explicit TimedClient(Simulator& sim) : sim_(sim) {}
+  void mem_done(const common::MemRequest& /*req*/) override { done.push_back(sim_.now()); }
+  void mem_retry() override { ++retries; }
+  std::vector<Tick> done;
+  int retries = 0;
+
+ private:
+  Simulator& sim_;
+};
+
+common::MemRequest store(uint64_t addr, uint32_t bytes, common::MemClient* c) {
+  common::MemRequest r =
+      request(addr, bytes, common::MemCmd::kWrite, false, c, common::TrafficClass::kGemmWrite);
+  r.write_back = true;
+  return r;
+}
+
+TEST(MemPartition, WriteBackStoreCompletesAtTheSliceAndReachesDramLater) {
+  Simulator sim;
+  FakeDram dram(sim, 10_us, 64);
+  TwoChannels map;
+  PartitionSpec ps = spec(64_KiB, 64_KiB);
+  ps.dirty = 16_KiB;
+  MemPartition p(sim, &sim.root(), "l2", ps, Bandwidth{}, dram, map);
+  TimedClient c(sim);
+  ASSERT_TRUE(p.try_issue(store(0, 4000, &c)));
+  sim.run();
+  sim.finish();  // every write-back completed (finish throws otherwise)
+  ASSERT_EQ(c.done.size(), 1u);
+  // 4000 B at 10 GB/s = 400 ns of port, + 100 ns hit latency; the DRAM's 10 us is not waited for.
+  EXPECT_EQ(c.done[0], Tick{} + 500_ns);
+  EXPECT_EQ(p.buffered_bytes(), 4000u);
+  EXPECT_EQ(p.miss_bytes(), 4000u);
+  EXPECT_EQ(dram.bytes[static_cast<size_t>(common::TrafficClass::kGemmWrite)], 4000u);
+  EXPECT_EQ(p.bytes_in(common::TrafficClass::kGemmWrite), 4000u);
+  EXPECT_EQ(p.bytes_out(common::TrafficClass::kGemmWrite), 4000u);
+  EXPECT_EQ(p.outstanding(), 0u);
+  EXPECT_GE(sim.now(), Tick{} + 10_us);  // the write-back itself still took the DRAM's time
+}
+
+TEST(MemPartition, WithoutABufferAWriteBackStoreWaitsForDram) {
+  Simulator sim;
+  FakeDram dram(sim, 10_us, 64);
+  TwoChannels map;
+  MemPartition p(sim, &sim.root(), "l2", spec(64_KiB, 64_KiB), Bandwidth{}, dram, map);
+  TimedClient c(sim);
+  ASSERT_TRUE(p.try_issue(store(0, 4000, &c)));
+  sim.run();
+  sim.finish();
+  ASSERT_EQ(c.done.size(), 1u);
+  EXPECT_GE(c.done[0], Tick{} + 10_us);
+  EXPECT_EQ(p.buffered_bytes(), 0u);
+}
+
+TEST(MemPartition, FullWriteBackBufferHoldsStoresButNotReadsUntilAWriteBackLeaves) {
+  Simulator sim;
+  FakeDram dram(sim, 1_us, 1);  // one request in flight: the DRAM refuses a second
+  TwoChannels map;
+  PartitionSpec ps = spec(64_KiB, 64_KiB);
+  ps.dirty = 4_KiB;
+  MemPartition p(sim, &sim.root(), "l2", ps, Bandwidth{}, dram, map);
+  TimedClient read(sim), a(sim), b(sim), hit(sim);
+  ASSERT_TRUE(p.try_issue(request(0, 4096, common::MemCmd::kRead, false, &read)));
+  ASSERT_TRUE(p.try_issue(store(0, 4096, &a)));      // buffered; its write-back waits for DRAM
+  EXPECT_FALSE(p.try_issue(store(8192, 4096, &b)));  // same slice, buffer full
+  p.wait_for_space(&b);
+  p.wait_for_space(&b);  // a second registration is not a second place
+  // The slice itself is open: a hit to it is still served.
+  EXPECT_TRUE(p.try_issue(request(8192, 1024, common::MemCmd::kRead, true, &hit)));
+  sim.run();
+  EXPECT_EQ(read.done.size(), 1u);
+  EXPECT_EQ(a.done.size(), 1u);
+  EXPECT_EQ(hit.done.size(), 1u);
+  EXPECT_EQ(b.retries, 1);  // woken once, when A's write-back left for DRAM at 1 us
+  EXPECT_TRUE(b.done.empty());
+  ASSERT_TRUE(p.try_issue(store(8192, 4096, &b)));
+  sim.run();
+  sim.finish();
+  EXPECT_EQ(b.done.size(), 1u);
+  EXPECT_EQ(dram.bytes[static_cast<size_t>(common::TrafficClass::kGemmWrite)], 8192u);
 }
 
 }  // namespace

@@ -70,9 +70,28 @@ TEST(HbmService, WriteDrainPreemptsALongReadAtABurstBoundary) {
   src.at(Tick{} + Duration::ns(200), 32768, 4096, MemCmd::kWrite, TrafficClass::kGemmWrite);
   sim.run();
   ASSERT_EQ(src.done().size(), 2u);
-  // Write at 200 + 10 (turnaround) .. 338; read resumes after another turnaround: 348 + 824.
-  EXPECT_EQ(src.done()[0].at, Tick{} + Duration::ns(338 + 100));
-  EXPECT_EQ(src.done()[1].at, Tick{} + Duration::ns(348 + 824 + 100));
+  // The write flips the mode at 200 ns; after a turnaround it drains one batch, what the queue
+  // holds down to the low watermark (4096 - 1638 = 2458 B, 76.8 ns), and the waiting read takes
+  // the bus back (turnaround): 200 + 10 + 76.8 + 10 + 824 (the read's other 26368 B) + 100 ns.
+  // The write's last 1638 B follow the read: + 10 + 51.2 ns.
+  EXPECT_NEAR(src.done()[0].at.to_us() * 1e3, 200 + 10 + 76.8125 + 10 + 824 + 100, 0.01);
+  EXPECT_NEAR(src.done()[1].at.to_us() * 1e3, 200 + 10 + 76.8125 + 10 + 824 + 10 + 51.1875 + 100,
+              0.01);
+  EXPECT_EQ(hbm->counters().turnarounds.value(), 3u);
+}
+
+TEST(HbmService, WriteDrainEndsAfterOneBatchWhenAReadWaits) {
+  Simulator sim;
+  // Write queue 8 KiB, watermarks 0.8 / 0.2: the drain is 8192 - 1638 = 6554 B (about 205 ns).
+  auto hbm = make_hbm(sim, one_channel({{"write_queue", "8 KiB"}}));
+  TimedSource src(sim, *hbm);
+  src.at(Tick{}, 32768, 32768, MemCmd::kWrite, TrafficClass::kGemmWrite);
+  src.at(Tick{} + Duration::ns(50), 0, 4096, MemCmd::kRead, TrafficClass::kGemmRead);
+  sim.run();
+  ASSERT_EQ(src.done().size(), 2u);
+  // The 32 KiB write alone exceeds the queue; without the batch the read would wait ~1024 ns.
+  // With it the read starts after 6554 B of writing plus a turnaround and takes 128 ns.
+  EXPECT_NEAR(src.done()[0].at.to_us() * 1e3, 204.8125 + 10 + 128 + 100, 0.01);
   EXPECT_EQ(hbm->counters().turnarounds.value(), 2u);
 }
 
