@@ -39,6 +39,14 @@ Params system_params() {
   return p;
 }
 
+int system_gpus(const ConfigDoc& doc) {
+  return static_cast<int>(bind(system_params(), ConfigNode::root(doc)).integer("gpus"));
+}
+
+std::string system_name(const ConfigDoc& doc) {
+  return bind(system_params(), ConfigNode::root(doc)).str("name");
+}
+
 System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus)
     : Component(sim, &sim.root(), "sys"), bound_(bind(system_params(), cfg)) {
   name_ = bound_.str("name");

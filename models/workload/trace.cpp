@@ -45,6 +45,11 @@ GemmShape read_shape(const ObjectReader& op) {
   shape.n = r.integer("n", 1, kMaxSize);
   shape.k = r.integer("k", 1, kMaxSize);
   if (r.has("batch")) shape.batch = r.integer("batch", 1, kMaxSize);
+  if (shape.batch > kMaxSize / shape.m) {  // a batched GEMM runs as M x batch rows
+    r.fail("batch", fmt::format("m x batch ({} x {}) exceeds {} (2^50 - 1), the most rows a GEMM "
+                                "may have; split the op",
+                                shape.m, shape.batch, kMaxSize));
+  }
   return shape;
 }
 
