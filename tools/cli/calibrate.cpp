@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "sim/atomic_file.h"
 #include "tools/studies/parallel.h"
 #include "validation/lib/calibrate.h"
 
@@ -55,6 +56,8 @@ int cmd_calibrate(const Args& args, const Env& env) {
                      "[--system S]")) {
     return 0;
   }
+  output_target(o.out);  // refused before the fit, not after it
+  if (!o.hbm_out.empty()) output_target(o.hbm_out);
   const auto t0 = std::chrono::steady_clock::now();
   const v::Calibration c = v::run_calibration(env, o);
   if (c.gpu_replaced) {

@@ -4,6 +4,7 @@
 
 #include "cli/common.h"
 #include "models/system/system.h"
+#include "sim/atomic_file.h"
 #include "sim/errors.h"
 
 namespace t3sim::cli {
@@ -73,6 +74,7 @@ int cmd_sublayer(const Args& args, const Env& env) {
   }
   const auto mode = system::parse_mode(mode_name);
   if (!mode) throw UsageError("unknown --mode '" + mode_name + "'");
+  if (!trace.empty()) output_target(trace);  // a FIFO or folder is refused before the run
   const ConfigDoc doc = load_system(env, sys, sets, tp);
   const int gpus = system::system_gpus(doc);
   SublayerChoice c = choose_sublayer(env, model, gpus, sublayer, tokens);

@@ -6,6 +6,7 @@
 #include "cli/common.h"
 #include "models/workload/kineto_import.h"
 #include "models/workload/layer_generator.h"
+#include "sim/atomic_file.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
 
@@ -32,6 +33,7 @@ int trace_gen(const Args& args, const Env& env) {
   if (!parse_options(args, desc, vm, nullptr, kUsage)) return 0;
   const auto passes = workload::parse_pass_selection(pass);
   if (!passes) throw UsageError("--pass must be fwd, bwd or both (got '" + pass + "')");
+  output_target(out);  // a FIFO, device or folder is refused before any work
   workload::LayerOptions options;
   options.tp = tp;
   options.tokens = tokens;
@@ -57,6 +59,7 @@ int trace_import_kineto(const Args& args) {
   positional.add("profile", 1);
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &positional, kUsage)) return 0;
+  output_target(out);
   workload::KinetoImportOptions options;
   options.infer_cross_stream_deps = !no_infer;
   const workload::Trace trace = workload::import_kineto(read_json_file(in), in, options);
