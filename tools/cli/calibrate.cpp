@@ -48,8 +48,9 @@ int cmd_calibrate(const Args& args, const Env& env) {
       "hbm-out", po::value(&o.hbm_out), "HBM preset to write with the fitted HBM efficiency")(
       "out,o", po::value(&o.out)->required(), "GPU preset to write (extends P)")(
       "system", po::value(&o.system), "system to simulate on (default: one whose gpu is P)")(
-      "threads", po::value(&o.threads)->default_value(studies::default_threads()),
-      "worker threads");
+      "threads",
+      integer(&o.threads, 1u, studies::kMaxThreads)->default_value(studies::default_threads()),
+      "worker threads, 1..256");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr,
                      "t3sim calibrate --preset P --gemm CSV [--hbm CSV --hbm-out H] -o NEW "
