@@ -25,6 +25,16 @@ std::int64_t parse_integer_option(const std::string& text, std::int64_t lo, std:
   return v;
 }
 
+void check_output_dir(const std::string& flag, const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);  // follows links
+  if (ec || !std::filesystem::exists(status) || std::filesystem::is_directory(status)) return;
+  throw ConfigError(flag, "",
+                    "'" + path.string() +
+                        "' exists and is not a folder; name a folder for the results (it is "
+                        "created if missing)");
+}
+
 namespace {
 
 constexpr const char* kStray = "stray-argument";  // hidden: catches words no option takes

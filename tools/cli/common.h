@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -44,6 +45,10 @@ IntegerValue<T>* integer(T* store, T lo, T hi) {
   static_assert(std::is_integral_v<T>);
   return new IntegerValue<T>(store, lo, hi);  // owned by the options_description
 }
+
+// Before any work: `path`, given with `flag` ("--out"), must be a folder or not exist yet (it is
+// created); an existing file or other non-folder there is a ConfigError naming the flag.
+void check_output_dir(const std::string& flag, const std::filesystem::path& path);
 
 // Parses `args` against `desc` (+ positional), prints help and returns false on --help.
 bool parse_options(const Args& args, const po::options_description& desc, po::variables_map& vm,

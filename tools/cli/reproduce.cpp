@@ -50,6 +50,7 @@ int cmd_reproduce(const Args& args, const Env& env) {
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &pos, "t3sim reproduce [t3] [--out DIR]")) return 0;
   if (which != "t3") throw UsageError("unknown reproduction '" + which + "' (available: t3)");
+  if (!out.empty()) check_output_dir("--out", out);
   studies::ReproductionRequest req{experiment, out, jobs_n, nullptr, ablation};
   const auto t0 = std::chrono::steady_clock::now();
   if (env.stderr_is_tty) {
