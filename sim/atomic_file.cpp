@@ -1,38 +1,115 @@
 #include "sim/atomic_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "sim/errors.h"
 
 namespace t3sim {
+namespace {
 
-void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+namespace fs = std::filesystem;
+
+constexpr int kMaxLinkHops = 40;  // as the kernel's own limit (ELOOP)
+
+// What a non-regular file is, for the message.
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// `path`, and its resolved target when they differ, for messages.
+std::string shown(const fs::path& path, const fs::path& target) {
+  return target == path ? std::string() : " (which links to " + target.string() + ")";
+}
+
+[[noreturn]] void fail(const fs::path& path, const std::string& message) {
+  throw ConfigError(path.string(), "", message);
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Creates `tmp` exclusively (never through a link someone left there); one stale leftover of an
+// earlier run with the same pid is removed first. Returns the descriptor or -1 with errno set.
+int create_temporary(const fs::path& tmp) {
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+  int fd = ::open(tmp.c_str(), kFlags, 0666);
+  if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0)
+    fd = ::open(tmp.c_str(), kFlags, 0666);
+  return fd;
+}
+
+// Writes all of `content` to `fd`; 0 or the errno of the failure.
+int write_all(int fd, std::string_view content) {
+  while (!content.empty()) {
+    const ssize_t n = ::write(fd, content.data(), content.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
+    content.remove_prefix(static_cast<size_t>(n));
+  }
+  return ::fsync(fd) == 0 || errno == EINVAL ? 0 : errno;
+}
+
+}  // namespace
+
+fs::path output_target(const fs::path& path) {
+  fs::path p = path;
+  for (int hop = 0;; ++hop) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return p;  // absent (or unreachable: the write says why)
+    if (S_ISREG(st.st_mode)) return p;
+    if (!S_ISLNK(st.st_mode)) {
+      fail(path, std::string("is ") + kind_of(st.st_mode) + shown(path, p) +
+                     ", not a regular file; t3sim replaces its output files whole and will not "
+                     "replace that: name a regular file (or a new path)");
+    }
+    if (hop == kMaxLinkHops) {
+      fail(path, "more than " + std::to_string(kMaxLinkHops) +
+                     " levels of symbolic links (a loop?); name a regular file");
+    }
+    std::error_code ec;
+    const fs::path link = fs::read_symlink(p, ec);
+    if (ec) fail(path, "cannot read the symbolic link " + p.string() + ": " + ec.message());
+    p = link.is_absolute() ? link : p.parent_path() / link;
+  }
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  const fs::path target = output_target(path);
+  const std::string where = shown(path, target);
   std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) throw ModelError(path.string(), "cannot create its folder: " + ec.message());
-  const std::filesystem::path tmp =
-      path.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    throw ModelError(path.string(), std::string("cannot write: ") + std::strerror(errno));
-  }
-  bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() &&
-            std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) {
-    std::filesystem::remove(tmp, ec);
-    throw ModelError(path.string(), "write failed (disk full?)");
-  }
-  std::filesystem::rename(tmp, path, ec);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   if (ec) {
-    const std::string why = ec.message();
-    std::filesystem::remove(tmp, ec);
-    throw ModelError(path.string(), "cannot replace the file: " + why);
+    fail(path, "cannot create the folder " + target.parent_path().string() + where + ": " +
+                   ec.message() + "; check the path (is a file in the way?)");
+  }
+  const fs::path tmp = target.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  const int fd = create_temporary(tmp);
+  if (fd < 0) {
+    fail(path, "cannot create " + tmp.string() + ": " + errno_text(errno) +
+                   "; check the folder is writable");
+  }
+  int err = write_all(fd, content);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    fail(path, "cannot write" + where + ": " + errno_text(err) +
+                   " (the old file, if any, is unchanged); free space or pick another path");
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "cannot replace the file" + where + ": " + errno_text(err) + "; check permissions");
   }
 }
 

@@ -1,6 +1,10 @@
 #include "sim/json_file.h"
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <memory>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/errors.h"
@@ -8,16 +12,19 @@
 namespace t3sim {
 namespace {
 
-constexpr std::size_t kShownLevels = 8;  // of the pointer to a too-deep value
+constexpr std::size_t kShownLevels = 8;       // of the pointer to a too-deep value
+constexpr std::size_t kLinearKeySearch = 16;  // keys of one object searched linearly, then hashed
 
 // A SAX pass over the text that follows the JSON pointer of the value being read and throws a
-// ConfigError at the first container deeper than kMaxJsonDepth; it builds nothing. (A parser
-// callback would do the same in one pass, but nlohmann's callback parser rescans the parent
-// container after each child, which is quadratic in the length of an array of objects.)
-class DepthCheck {
+// ConfigError at the first container deeper than kMaxJsonDepth, the first duplicate key in an
+// object (a parsed document keeps only the last, so the first would be ignored in silence) and the
+// first number too large for a double (1e400); it builds nothing. (A parser callback would do the
+// same in one pass, but nlohmann's callback parser rescans the parent container after each child,
+// which is quadratic in the length of an array of objects.)
+class StructureCheck {
  public:
   using json = nlohmann::json;
-  DepthCheck(const std::string& file, const std::string& pointer)
+  StructureCheck(const std::string& file, const std::string& pointer)
       : file_(file), pointer_(pointer) {}
 
   bool null() { return value(); }
@@ -32,18 +39,34 @@ class DepthCheck {
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool key(json::string_t& key) {
-    frames_.back().key = key;
+    Frame& f = frames_.back();
+    f.key = key;
+    if (seen_before(f, key)) {
+      fail(frames_.size(), "duplicate key \"" + key +
+                               "\" in this object (only one of them would be read); remove the "
+                               "duplicate");
+    }
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const json::exception&) {
+  bool parse_error(std::size_t, const std::string& token, const json::exception& e) {
+    if (e.id == kNumberOverflow) {
+      value();
+      fail(frames_.size(), "number " + token +
+                               " is out of the range of a double; write a value within "
+                               "+-1.7e308");
+    }
     return false;  // the parse that follows reports the syntax error
   }
 
  private:
+  static constexpr int kNumberOverflow = 406;  // nlohmann's out_of_range.406
+
   struct Frame {
     bool array;
-    std::string key;          // object: the key of the member being read
-    std::size_t started = 0;  // array: elements started so far
+    std::string key;            // object: the key of the member being read
+    std::size_t started = 0;    // array: elements started so far
+    std::size_t first_key = 0;  // object: where its keys start in keys_ (while few)
+    std::unique_ptr<std::unordered_set<std::string>> many;  // object: its keys once many
   };
 
   bool value() {
@@ -52,13 +75,34 @@ class DepthCheck {
   }
   bool open(bool array) {
     value();
-    if (frames_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) fail();
-    frames_.push_back({array, {}, 0});
+    if (frames_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
+      fail(kShownLevels, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                             " levels in this value; t3sim inputs are a few levels deep (is it "
+                             "the right file? flatten the value)");
+    }
+    frames_.push_back({array, {}, 0, keys_.size(), nullptr});
     return true;
   }
   bool close() {
+    keys_.resize(frames_.back().first_key);
     frames_.pop_back();
     return true;
+  }
+
+  // Records `key` in object `f`; true when it was there already. Objects have a few keys, searched
+  // in place; one with many moves them to a hash set (no quadratic search).
+  bool seen_before(Frame& f, const std::string& key) {
+    if (f.many) return !f.many->insert(key).second;
+    const auto first = keys_.begin() + static_cast<std::ptrdiff_t>(f.first_key);
+    if (std::find(first, keys_.end(), key) != keys_.end()) return true;
+    keys_.push_back(key);
+    if (keys_.size() - f.first_key > kLinearKeySearch) {
+      f.many = std::make_unique<std::unordered_set<std::string>>(
+          std::make_move_iterator(keys_.begin() + static_cast<std::ptrdiff_t>(f.first_key)),
+          std::make_move_iterator(keys_.end()));
+      keys_.resize(f.first_key);
+    }
+    return false;
   }
 
   // The reference token of the member or element being read in `f`.
@@ -69,26 +113,25 @@ class DepthCheck {
     return out;
   }
 
-  [[noreturn]] void fail() const {
+  // Throws a ConfigError at the value being read, its pointer shown to `levels` levels.
+  [[noreturn]] void fail(std::size_t levels, const std::string& message) const {
     std::string at = pointer_;
-    for (std::size_t i = 0; i < frames_.size() && i < kShownLevels; ++i) {
+    for (std::size_t i = 0; i < frames_.size() && i < levels; ++i) {
       at += '/';
       at += token(frames_[i]);
     }
-    throw ConfigError(file_, at,
-                      "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                          " levels in this value; t3sim inputs are a few levels deep (is it the "
-                          "right file? flatten the value)");
+    throw ConfigError(file_, at, message);
   }
 
   const std::string& file_;
   const std::string& pointer_;
   std::vector<Frame> frames_;
+  std::vector<std::string> keys_;  // keys of the open objects that have few, outermost first
 };
 
-// True when `text` is JSON within the depth limit, false on a syntax error.
-bool check_depth(std::string_view text, const std::string& file, const std::string& pointer) {
-  DepthCheck check(file, pointer);
+// True when `text` is JSON within the depth limit with no duplicate key, false on a syntax error.
+bool check_structure(std::string_view text, const std::string& file, const std::string& pointer) {
+  StructureCheck check(file, pointer);
   return nlohmann::json::sax_parse(text, &check, nlohmann::json::input_format_t::json,
                                    /*strict=*/true, /*ignore_comments=*/false);
 }
@@ -123,7 +166,7 @@ nlohmann::json read_json_file(const std::filesystem::path& path) {
   const std::string text = read_bounded(path);
   const std::string file = path.string();
   try {
-    check_depth(text, file, "");
+    check_structure(text, file, "");
     return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true,
                                  /*ignore_comments=*/false);
   } catch (const nlohmann::json::parse_error& e) {
@@ -134,7 +177,7 @@ nlohmann::json read_json_file(const std::filesystem::path& path) {
 
 std::optional<nlohmann::json> try_parse_json(std::string_view text, const std::string& file,
                                              const std::string& pointer) {
-  if (!check_depth(text, file, pointer)) return std::nullopt;
+  if (!check_structure(text, file, pointer)) return std::nullopt;
   return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true,
                                /*ignore_comments=*/false);
 }

@@ -166,12 +166,21 @@ def geomean_pct(pcts):
     return (g - 1.0) * 100.0 if not math.isnan(g) else math.nan
 
 
+def file_mode():
+    """0666 less the umask: the mode the shell and t3sim's C++ writer give a new file (mkstemp
+    would leave 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def save_atomic(fig, out_dir, name, dpi=130):
     """savefig() to a temporary file in out_dir, then os.replace() it onto out_dir/name."""
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out_dir)
     os.close(fd)
     try:
         fig.savefig(tmp, format="png", dpi=dpi, bbox_inches="tight")
+        os.chmod(tmp, file_mode())
         os.replace(tmp, os.path.join(out_dir, name))
     except BaseException:
         try:

@@ -27,6 +27,26 @@ class Run final : public CollectiveRun, public collectives::CollectiveDone {
 
 }  // namespace
 
+void check_sublayer_collectives(const ConfigDoc& doc) {
+  const ConfigNode node = ConfigNode::root(doc).child("collectives");
+  const collectives::LibraryConfig lib = collectives::bind_library(node, 0);
+  if (lib.algo != collectives::Algo::kAuto && lib.algo != collectives::Algo::kRing) {
+    node.fail_key("algorithm",
+                  "collectives.algorithm is \"" + std::string(collectives::to_string(lib.algo)) +
+                      "\", but sublayer, sweep, reproduce, replay and run use ring collectives "
+                      "(T3's ring reduce-scatter and all-gather) and would ignore it; set it to "
+                      "\"ring\" or \"auto\" (nccl-tests --algo runs the other algorithms)");
+  }
+  if (lib.executor != collectives::Executor::kCu) {
+    node.fail_key("executor",
+                  "collectives.executor is \"" + std::string(collectives::to_string(lib.executor)) +
+                      "\", but in sublayer, sweep, reproduce, replay and run each execution mode "
+                      "picks its executor (CU kernels; DMA for T3's near-memory reduce-scatter) "
+                      "and would ignore it; set it to \"cu\" (nccl-tests --executor dma runs DMA "
+                      "collectives)");
+  }
+}
+
 uint32_t default_channels(Scenario& sc) { return sc.system().collectives().channels; }
 
 std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollExec exec,

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "models/system/gemm_limits.h"
 #include "models/system/scenario.h"
 #include "models/system/sublayer.h"
 #include "sim/errors.h"
@@ -296,6 +297,17 @@ void check_tp(const Trace& t, int gpus, const std::string& file) {
   }
 }
 
+// Rejects, before anything runs, a GEMM op the GPU model cannot represent (gemm_limits.h).
+void check_gemms(const Trace& t, const ConfigDoc& doc, const std::string& file) {
+  const gpu::GpuSpec spec = system_gpu_spec(doc);
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.ops[i];
+    if (op.kind != OpKind::kGemm) continue;
+    check_gemm_fits(spec, flat_shape(op.shape), elem_bytes(op), file,
+                    "/ops/" + std::to_string(i) + "/shape");
+  }
+}
+
 std::string model_of(OpKind kind) {
   return workload::is_collective(kind) ? "collective" : std::string(workload::to_string(kind));
 }
@@ -347,9 +359,10 @@ ReplayResult replay_trace(const ConfigDoc& doc, const Trace& trace, const std::s
   workload::check_trace(trace, file);
   ReplayResult r;
   r.mode = options.mode;
-  r.system = doc.root.at("name").get<std::string>();
-  r.gpus = doc.root.at("gpus").get<int>();
+  r.system = system_name(doc);
+  r.gpus = system_gpus(doc);
   check_tp(trace, r.gpus, file);
+  check_gemms(trace, doc, file);
   const Graph g = build_graph(trace);
   const auto partner = find_pairs(trace, g, static_cast<uint64_t>(r.gpus));
   const auto order = schedule_order(trace, g, partner, file);

@@ -5,12 +5,13 @@
 #include "models/common/mirror.h"
 #include "models/fabric/builders.h"
 #include "models/fabric/specs.h"
+#include "models/system/gemm_limits.h"
 #include "sim/errors.h"
 
 namespace t3sim::system {
 
 Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, bool fold)
-    : sim_(seed), fold_(fold) {
+    : sim_(seed), file_(doc.file), fold_(fold) {
   sim_.set_tracer(tracer);
   system_ = std::make_unique<System>(sim_, ConfigNode::root(doc), fold_ ? 1 : 0);
   if (fold_ && !system_->fabric().rotation_symmetric()) {
@@ -49,6 +50,7 @@ bool can_fold(const ConfigDoc& doc, Piece piece) {
 }
 
 void Scenario::allocate(const gpu::GemmShape& shape, uint32_t elem_bytes) {
+  check_gemm_fits(spec(), shape, elem_bytes, file_, "/gpu");
   buffers_.clear();
   for (auto& node : machine().gpus) {
     GemmBuffers b;

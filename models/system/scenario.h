@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "models/common/memory.h"
@@ -53,7 +54,8 @@ class Scenario {
   uint64_t scale() const { return fold_ ? static_cast<uint64_t>(gpus()) : 1; }
   const gpu::GpuSpec& spec() const { return system_->gpu_spec(); }
 
-  // Allocates A [M x K], B [K x N] and C [M x N] on every GPU.
+  // Allocates A [M x K], B [K x N] and C [M x N] on every GPU. ConfigError (naming the system's
+  // "gpu") for a shape the GPU model cannot represent (gemm_limits.h).
   void allocate(const gpu::GemmShape& shape, uint32_t elem_bytes);
   const GemmBuffers& buffers(int g) const { return buffers_[static_cast<size_t>(g)]; }
   std::vector<uint64_t> c_addrs() const;
@@ -75,6 +77,7 @@ class Scenario {
 
  private:
   Simulator sim_;
+  std::string file_;  // the system document, for errors
   std::unique_ptr<System> system_;
   bool fold_ = false;
   std::vector<GemmBuffers> buffers_;

@@ -53,6 +53,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode mode,
                             const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
+  check_sublayer_collectives(doc);
   auto tracer = opts.trace_path.empty() ? nullptr : std::make_unique<TraceWriter>();
   const ModeSpec& row = mode_spec(mode);
   // A trace shows every GPU; composed modes let each piece decide.
@@ -123,6 +124,7 @@ SublayerResult run_collective_once(const ConfigDoc& doc, const CollectiveJob& jo
 
 SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piece) {
   const auto t0 = std::chrono::steady_clock::now();
+  check_sublayer_collectives(doc);
   const bool fold = s.fold && can_fold(doc, piece);
   SublayerResult r = folded_or_full(fold, [&](bool f) { return run_piece_once(doc, s, piece, f); });
   r.wall_s = seconds_since(t0);
@@ -131,6 +133,7 @@ SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piec
 
 SublayerResult run_collective(const ConfigDoc& doc, const CollectiveJob& job) {
   const auto t0 = std::chrono::steady_clock::now();
+  check_sublayer_collectives(doc);
   const bool fold = job.fold && job.exec == CollExec::kCu && can_fold(doc, Piece::kArCu);
   SublayerResult r = folded_or_full(fold, [&](bool f) { return run_collective_once(doc, job, f); });
   r.wall_s = seconds_since(t0);

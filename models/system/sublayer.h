@@ -67,6 +67,12 @@ struct SublayerResult {
   nlohmann::ordered_json stats;  // main run's stats tree when requested
 };
 
+// The sublayer runs (run_sublayer, run_piece, run_collective; so sublayer, sweep, reproduce,
+// replay and run) use ring collectives, on the executor each mode names. A system whose
+// collectives.algorithm is not "auto" or "ring", or whose collectives.executor is not "cu", would
+// be ignored there: ConfigError naming the key (nccl-tests honours both).
+void check_sublayer_collectives(const ConfigDoc& system_doc);
+
 SublayerResult run_sublayer(const ConfigDoc& system_doc, const SublayerSpec& spec, Mode mode,
                             const RunOptions& opts = {});
 

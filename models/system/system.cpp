@@ -39,6 +39,14 @@ Params system_params() {
   return p;
 }
 
+int system_gpus(const ConfigDoc& doc) {
+  return static_cast<int>(bind(system_params(), ConfigNode::root(doc)).integer("gpus"));
+}
+
+std::string system_name(const ConfigDoc& doc) {
+  return bind(system_params(), ConfigNode::root(doc)).str("name");
+}
+
 System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus)
     : Component(sim, &sim.root(), "sys"), bound_(bind(system_params(), cfg)) {
   name_ = bound_.str("name");
@@ -52,6 +60,13 @@ System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus)
   }
   collectives_ = collectives::bind_library(bound_.node("collectives"),
                                            static_cast<uint32_t>(fabric_->gpus_per_node()));
+  if (collectives_.channels > spec_.cus) {
+    bound_.node("collectives")
+        .fail_key("channels", "collectives.channels is " + std::to_string(collectives_.channels) +
+                                  " but gpu.cus is " + std::to_string(spec_.cus) +
+                                  ": a CU collective runs one channel per CU on every GPU; set "
+                                  "collectives.channels to at most gpu.cus or raise gpu.cus");
+  }
   t3_ = t3::bind_t3(bound_.node("t3"));
   hbm::HbmConfig hbm_cfg = hbm::HbmConfig::from(bound_.node("hbm"));
   if (!bound_.boolean("nmc")) {

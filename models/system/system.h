@@ -80,6 +80,11 @@ class System : public Component {
   gpu::Machine machine_;
 };
 
+// The GPU count and name of a system document, bound as System binds them: a missing "gpus", a
+// string or a count outside 1..4096 is a ConfigError naming the file and /gpus.
+int system_gpus(const ConfigDoc& doc);
+std::string system_name(const ConfigDoc& doc);
+
 // Resolves a system name (configs/systems/<name>.json) or a path, loads it with "extends"
 // resolved against `configs_dir`, and applies `overrides` ("path=value").
 ConfigDoc load_system_config(const std::string& name_or_path,

@@ -153,6 +153,12 @@ std::optional<KinetoGemm> gemm_from_input_dims(std::string_view op_name,
                     "t3sim trace holds)",
                     kMaxSize));
   }
+  if (shape.batch > kMaxSize / shape.m) {
+    throw bad(
+        fmt::format("make a GEMM of M x batch = {} x {} rows, above {} (2^50 - 1, the "
+                    "largest a t3sim trace holds)",
+                    shape.m, shape.batch, kMaxSize));
+  }
   return KinetoGemm{shape, layout->a};
 }
 

@@ -1,11 +1,8 @@
 #include "models/workload/trace.h"
 
-#include <unistd.h>
-
-#include <fstream>
-
 #include <fmt/format.h>
 
+#include "sim/atomic_file.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
 
@@ -45,6 +42,11 @@ GemmShape read_shape(const ObjectReader& op) {
   shape.n = r.integer("n", 1, kMaxSize);
   shape.k = r.integer("k", 1, kMaxSize);
   if (r.has("batch")) shape.batch = r.integer("batch", 1, kMaxSize);
+  if (shape.batch > kMaxSize / shape.m) {  // a batched GEMM runs as M x batch rows
+    r.fail("batch", fmt::format("m x batch ({} x {}) exceeds {} (2^50 - 1), the most rows a GEMM "
+                                "may have; split the op",
+                                shape.m, shape.batch, kMaxSize));
+  }
   return shape;
 }
 
@@ -211,28 +213,7 @@ std::string format_trace(const Trace& trace) {
 }
 
 void write_trace(const Trace& trace, const std::filesystem::path& path) {
-  const std::filesystem::path temp = path.string() + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << format_trace(trace);
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      throw ConfigError(path.string(), "",
-                        "cannot write the trace; check the folder exists and "
-                        "is writable");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    const std::string reason = ec.message();
-    std::filesystem::remove(temp, ec);
-    throw ConfigError(
-        path.string(), "",
-        "cannot move the finished trace into place (" + reason + "); check permissions");
-  }
+  write_file_atomic(path, format_trace(trace));
 }
 
 }  // namespace t3sim::workload

@@ -45,7 +45,8 @@ Trace read_trace(const std::filesystem::path& path);
 nlohmann::json to_json(const Trace& trace);
 // The text write_trace writes: to_json(trace) with one op per line.
 std::string format_trace(const Trace& trace);
-// Writes `path` atomically; an I/O failure is a ConfigError naming the path.
+// Writes `path` through sim/atomic_file.h (atomic; special files refused, links followed); an I/O
+// failure is a ConfigError naming the path.
 void write_trace(const Trace& trace, const std::filesystem::path& path);
 
 // Checks ids are unique and non-empty, every dep names an op of the trace and the deps form a DAG.

@@ -1,5 +1,5 @@
 // Atomic outputs: when writing a result file fails, sim/atomic_file.h leaves
-// the old file complete and untouched, throws ModelError naming the path, and leaves no temporary
+// the old file complete and untouched, throws ConfigError naming the path, and leaves no temporary
 // file. Failures are simulated by a read-only folder (skipped when the process may write there
 // anyway, e.g. as root) and, root-proof, by a folder sitting where the temporary file goes.
 #include "sim/atomic_file.h"
@@ -62,7 +62,7 @@ TEST_F(AtomicOutput, ReadOnlyFolderKeepsTheOldFile) {
   try {
     write_file_atomic(dir_ / "result.json", "{\"new\": 1}\n");
     FAIL() << "wrote into a read-only folder";
-  } catch (const ModelError& e) {
+  } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("result.json"), std::string::npos) << e.what();
   }
   fs::permissions(dir_, fs::perms::owner_all);
@@ -74,7 +74,7 @@ TEST_F(AtomicOutput, BlockedTemporaryFileKeepsTheOldFile) {
   // write_file_atomic writes "<path>.tmp.<pid>" first: a non-empty folder there makes that fail.
   const fs::path tmp = dir_ / ("result.json.tmp." + std::to_string(::getpid()));
   fs::create_directories(tmp / "occupied");
-  EXPECT_THROW(write_file_atomic(dir_ / "result.json", "{\"new\": 1}\n"), ModelError);
+  EXPECT_THROW(write_file_atomic(dir_ / "result.json", "{\"new\": 1}\n"), ConfigError);
   EXPECT_EQ(content(), kOld);
   fs::remove_all(tmp);
   EXPECT_TRUE(only_result_left());

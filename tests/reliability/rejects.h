@@ -1,6 +1,7 @@
-// Test helpers of the reliability suite: the input-error assertion (the right exception type and a
-// message that names the problem) and the Env of the source tree's configs/. A hang is caught by
-// ctest's timeout, not by timing the call here (no timing assertions in tests).
+// Test helpers of the reliability suite: the input-error assertions (the right exception type and a
+// message that names the problem; the pointer of a ConfigError), the Env of the source tree's
+// configs/ and its T3 machine. A hang is caught by ctest's timeout, not by timing the call here (no
+// timing assertions in tests).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,8 +11,12 @@
 #include <string>
 #include <string_view>
 #include <typeinfo>
+#include <vector>
 
 #include "cli/commands.h"
+#include "cli/common.h"
+#include "sim/config.h"
+#include "sim/errors.h"
 
 namespace t3sim::reliability {
 
@@ -38,6 +43,22 @@ template <typename Error, typename F>
   }
   return ::testing::AssertionFailure()
          << "accepted; expected " << typeid(Error).name() << " mentioning '" << needle << "'";
+}
+
+// The pointer of the ConfigError `body` throws ("<none>" when it throws nothing).
+template <typename F>
+std::string pointer_of(F&& body) {
+  try {
+    body();
+  } catch (const ConfigError& e) {
+    return e.pointer();
+  }
+  return "<none>";
+}
+
+// The shipped T3 machine (configs/systems/t3-ring-8.json) with `--set` overrides.
+inline ConfigDoc ring8(const std::vector<std::string>& sets = {}) {
+  return cli::load_system(source_env(), "t3-ring-8", sets);
 }
 
 }  // namespace t3sim::reliability

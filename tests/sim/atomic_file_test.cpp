@@ -1,8 +1,11 @@
 // Contracts of sim/atomic_file.h: the file ends up with exactly the new content, replaces an old
 // file, creates missing folders, leaves no temporary file behind, and reports failures as
-// ModelError (also without leaving a temporary file).
+// ConfigError (also without leaving a temporary file). Special files (FIFO, directory, character
+// device) are refused and left as they were; a symbolic link is followed, the link kept and its
+// target replaced with the temporary file beside the target; new files get 0666 less the umask.
 #include "sim/atomic_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -82,8 +85,9 @@ TEST_F(AtomicFile, ReplacingADirectoryFailsCleanly) {
   try {
     write_file_atomic(dir_ / "taken", "x");
     FAIL() << "overwrote a directory";
-  } catch (const ModelError& e) {
+  } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("taken"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(fs::is_directory(dir_ / "taken" / "child"));
   EXPECT_FALSE(any_tmp());
@@ -91,9 +95,87 @@ TEST_F(AtomicFile, ReplacingADirectoryFailsCleanly) {
 
 TEST_F(AtomicFile, AFileWhereAFolderShouldBeFailsCleanly) {
   write_file_atomic(dir_ / "plain", "x");
-  EXPECT_THROW(write_file_atomic(dir_ / "plain" / "inner.json", "y"), ModelError);
+  EXPECT_THROW(write_file_atomic(dir_ / "plain" / "inner.json", "y"), ConfigError);
   EXPECT_EQ(read(dir_ / "plain"), "x");
   EXPECT_FALSE(any_tmp());
+}
+
+// The message of the ConfigError that writing `path` throws ("" and a failure if none).
+std::string refusal(const fs::path& path) {
+  try {
+    write_file_atomic(path, "x");
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "wrote " << path;
+  return "";
+}
+
+TEST_F(AtomicFile, AFifoIsRefusedAndKept) {
+  const fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const std::string msg = refusal(fifo);  // would block forever if the FIFO were opened
+  EXPECT_NE(msg.find("pipe"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("FIFO"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("name a regular file"), std::string::npos) << msg;
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  EXPECT_EQ(entries(), 1);
+  EXPECT_THROW(output_target(fifo), ConfigError);
+}
+
+TEST_F(AtomicFile, ALinkToAFifoIsRefused) {
+  ASSERT_EQ(::mkfifo((dir_ / "pipe").c_str(), 0644), 0);
+  fs::create_symlink("pipe", dir_ / "link");
+  const std::string msg = refusal(dir_ / "link");
+  EXPECT_NE(msg.find("links to"), std::string::npos) << msg;
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(dir_ / "pipe")));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link")));
+}
+
+TEST_F(AtomicFile, ACharacterDeviceIsRefused) {
+  if (!fs::is_character_file("/dev/null")) GTEST_SKIP() << "no /dev/null";
+  EXPECT_NE(refusal("/dev/null").find("character device"), std::string::npos);
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+TEST_F(AtomicFile, ALinkIsFollowedAndKept) {
+  fs::create_directories(dir_ / "real");
+  write_file_atomic(dir_ / "real" / "out.csv", "old");
+  fs::create_symlink(fs::path("real") / "out.csv", dir_ / "link.csv");
+  write_file_atomic(dir_ / "link.csv", "new");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link.csv")));
+  EXPECT_EQ(read(dir_ / "real" / "out.csv"), "new");
+  EXPECT_EQ(output_target(dir_ / "link.csv"), dir_ / "real" / "out.csv");
+  EXPECT_EQ(entries(), 3);  // real/, real/out.csv, link.csv: no temporary file anywhere
+  EXPECT_FALSE(any_tmp());
+}
+
+TEST_F(AtomicFile, ADanglingLinkCreatesItsTarget) {
+  fs::create_symlink(dir_ / "sub" / "made.json", dir_ / "link.json");  // absolute, folder missing
+  write_file_atomic(dir_ / "link.json", "{}");
+  EXPECT_EQ(read(dir_ / "sub" / "made.json"), "{}");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link.json")));
+  EXPECT_FALSE(any_tmp());
+}
+
+TEST_F(AtomicFile, ALinkLoopIsRefused) {
+  fs::create_symlink("b", dir_ / "a");
+  fs::create_symlink("a", dir_ / "b");
+  EXPECT_NE(refusal(dir_ / "a").find("symbolic links"), std::string::npos);
+}
+
+TEST_F(AtomicFile, NewFilesGetTheUmaskMode) {
+  const mode_t old = ::umask(022);
+  write_file_atomic(dir_ / "a.csv", "x");
+  ::umask(077);
+  write_file_atomic(dir_ / "b.csv", "x");
+  ::umask(old);
+  EXPECT_EQ(fs::status(dir_ / "a.csv").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                fs::perms::others_read);
+  EXPECT_EQ(fs::status(dir_ / "b.csv").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
 }
 
 }  // namespace

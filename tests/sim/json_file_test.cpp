@@ -1,5 +1,6 @@
-// sim/json_file.h: the depth limit's boundary and pointer, try_parse_json's three outcomes, and
-// is_valid_utf8 against nlohmann::json's own UTF-8 check (the one dump() applies).
+// sim/json_file.h: the depth limit's boundary and pointer, duplicate keys and overflowing numbers
+// (rejected with their pointer), try_parse_json's three outcomes, and is_valid_utf8 against
+// nlohmann::json's own UTF-8 check (the one dump() applies).
 #include "sim/json_file.h"
 
 #include <fmt/format.h>
@@ -45,6 +46,47 @@ TEST(JsonFile, DepthErrorPointsIntoTheValue) {
     EXPECT_EQ(e.file(), "f.json");
     EXPECT_EQ(e.pointer(), "/root/a/1/b~1c/0/0/0/0/0");
   }
+}
+
+// The ConfigError that parsing `text` throws, or a failure when it parses.
+ConfigError parse_error(const std::string& text) {
+  try {
+    try_parse_json(text, "f.json", "/root");
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted: " << text;
+  return ConfigError("", "", "");
+}
+
+TEST(JsonFile, DuplicateKeyIsRejectedWithItsPointer) {
+  const ConfigError e = parse_error(R"({"a": [0, {"b": 1, "c": 2, "b": 3}]})");
+  EXPECT_EQ(e.file(), "f.json");
+  EXPECT_EQ(e.pointer(), "/root/a/1/b");
+  EXPECT_NE(std::string(e.what()).find("duplicate key \"b\""), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("remove the duplicate"), std::string::npos) << e.what();
+  EXPECT_EQ(parse_error(R"({"x/y": 1, "x/y": 1})").pointer(), "/root/x~1y");
+}
+
+TEST(JsonFile, DuplicateKeyInALargeObject) {
+  std::string text = "{";
+  for (int i = 0; i < 100; ++i) text += fmt::format("\"k{}\": {}, ", i, i);
+  EXPECT_EQ(try_parse_json(text + "\"last\": 0}", "t", "").value().size(), 101u);
+  EXPECT_EQ(parse_error(text + "\"k3\": 0}").pointer(), "/root/k3");
+  EXPECT_EQ(parse_error(text + "\"k99\": 0}").pointer(), "/root/k99");
+}
+
+TEST(JsonFile, SameKeyInDifferentObjectsIsFine) {
+  const std::string text = R"({"a": {"a": 1, "b": {"a": 2}}, "b": [{"a": 3}, {"a": 4}], "c": 5})";
+  EXPECT_EQ(try_parse_json(text, "t", ""), nlohmann::json::parse(text));
+}
+
+TEST(JsonFile, NumberBeyondADoubleIsRejectedWithItsPointer) {
+  const ConfigError e = parse_error(R"({"x": [1, -1e400]})");
+  EXPECT_EQ(e.pointer(), "/root/x/1");
+  EXPECT_NE(std::string(e.what()).find("-1e400"), std::string::npos) << e.what();
+  EXPECT_EQ(parse_error("1e400").pointer(), "/root");
+  EXPECT_EQ(try_parse_json("1e300", "t", ""), nlohmann::json(1e300));
 }
 
 TEST(JsonFile, TryParseTellsTextFromJson) {

@@ -27,12 +27,15 @@ mkdir -p "$MPLCONFIGDIR"
 
 fail() { echo "plot_test: FAIL: $*" >&2; exit 1; }
 
-# A PNG that exists, is non-empty and starts with the PNG signature.
+# A PNG that exists, is non-empty, starts with the PNG signature and has the mode every output
+# file gets: 0666 less the umask (0644 under the umask 022 set below), like the CSVs.
 check_png() {
   local f=$1
   [[ -s $f ]] || fail "$f missing or empty"
   [[ $(head -c 8 "$f" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] || fail "$f is not a PNG"
+  [[ $(stat -c %a "$f") == 644 ]] || fail "$f has mode $(stat -c %a "$f"), want 644"
 }
+umask 022
 
 # Expect exit status $1 from the command that follows.
 expect_rc() {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "sim/atomic_file.h"
 #include "tools/studies/parallel.h"
 #include "validation/lib/calibrate.h"
 
@@ -47,14 +48,17 @@ int cmd_calibrate(const Args& args, const Env& env) {
       "hbm-out", po::value(&o.hbm_out), "HBM preset to write with the fitted HBM efficiency")(
       "out,o", po::value(&o.out)->required(), "GPU preset to write (extends P)")(
       "system", po::value(&o.system), "system to simulate on (default: one whose gpu is P)")(
-      "threads", po::value(&o.threads)->default_value(studies::default_threads()),
-      "worker threads");
+      "threads",
+      integer(&o.threads, 1u, studies::kMaxThreads)->default_value(studies::default_threads()),
+      "worker threads, 1..256");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr,
                      "t3sim calibrate --preset P --gemm CSV [--hbm CSV --hbm-out H] -o NEW "
                      "[--system S]")) {
     return 0;
   }
+  output_target(o.out);  // refused before the fit, not after it
+  if (!o.hbm_out.empty()) output_target(o.hbm_out);
   const auto t0 = std::chrono::steady_clock::now();
   const v::Calibration c = v::run_calibration(env, o);
   if (c.gpu_replaced) {

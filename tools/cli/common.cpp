@@ -1,24 +1,77 @@
 #include "cli/common.h"
 
+#include <charconv>
 #include <iostream>
+#include <limits>
+#include <vector>
 
 #include "models/system/system.h"
 #include "sim/errors.h"
 
 namespace t3sim::cli {
 
+std::int64_t parse_integer_option(const std::string& text, std::int64_t lo, std::int64_t hi) {
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi) {
+    po::error_with_option_name e(
+        "the argument '%value%' for option '%canonical_option%' is "
+        "invalid: give an integer in [" +
+        std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    e.set_substitute("value", text);
+    throw e;
+  }
+  return v;
+}
+
+void check_output_dir(const std::string& flag, const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);  // follows links
+  if (ec || !std::filesystem::exists(status) || std::filesystem::is_directory(status)) return;
+  throw ConfigError(flag, "",
+                    "'" + path.string() +
+                        "' exists and is not a folder; name a folder for the results (it is "
+                        "created if missing)");
+}
+
+namespace {
+
+constexpr const char* kStray = "stray-argument";  // hidden: catches words no option takes
+
+// `positional` (or nothing) followed by kStray, so a stray word can be named in the error (Boost
+// alone says "too many positional options", or without a description drops the word).
+po::positional_options_description with_stray(const po::positional_options_description* p) {
+  const unsigned n = p != nullptr ? p->max_total_count() : 0;
+  if (n == std::numeric_limits<unsigned>::max()) return *p;  // takes any number of words
+  po::positional_options_description out;
+  for (unsigned i = 0; i < n; ++i) out.add(p->name_for_position(i).c_str(), 1);
+  out.add(kStray, -1);
+  return out;
+}
+
+}  // namespace
+
 bool parse_options(const Args& args, const po::options_description& desc, po::variables_map& vm,
                    const po::positional_options_description* positional, const char* usage) {
   po::options_description all(desc);
   all.add_options()("help,h", "show this help");
+  po::options_description parsed(all);
+  parsed.add_options()(kStray, po::value<std::vector<std::string>>(), "");
   po::command_line_parser parser(args);
-  parser.options(all);
-  if (positional != nullptr) parser.positional(*positional);
+  parser.options(parsed);
+  const po::positional_options_description words =
+      with_stray(positional);  // parser keeps a pointer
+  parser.positional(words);
   po::store(parser.run(), vm);
   if (vm.count("help") != 0) {
     if (usage != nullptr) std::cout << "usage: " << usage << "\n\n";
     std::cout << all << "\n";
     return false;
+  }
+  if (vm.count(kStray) != 0) {
+    throw UsageError("unexpected argument '" + vm[kStray].as<std::vector<std::string>>().front() +
+                     "'" + (usage != nullptr ? std::string("; usage: ") + usage : std::string()));
   }
   po::notify(vm);
   return true;

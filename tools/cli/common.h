@@ -1,10 +1,13 @@
 // Helpers shared by the CLI subcommands: option parsing with Boost.Program_options (unknown
-// options and stray arguments are usage errors); system loading and sublayer resolution come from
-// the studies library (tools/studies/inputs.h).
+// options and stray arguments are usage errors; integer options take plain decimal integers in a
+// stated range); system loading and sublayer resolution come from the studies library
+// (tools/studies/inputs.h).
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -15,6 +18,37 @@
 namespace t3sim::cli {
 
 namespace po = boost::program_options;
+
+// Parses `text` as a plain decimal integer in [lo, hi] (no sign for lo >= 0, no spaces, no
+// exponent); else throws the Boost.Program_options error that names the option and the range.
+std::int64_t parse_integer_option(const std::string& text, std::int64_t lo, std::int64_t hi);
+
+// An integer option stored in `*store` that accepts only parse_integer_option's integers in
+// [lo, hi]: "-8", "1e3", "12abc" and out-of-range values are usage errors (exit 2), never wrapped.
+template <typename T>
+class IntegerValue final : public po::typed_value<T> {
+ public:
+  IntegerValue(T* store, T lo, T hi) : po::typed_value<T>(store), lo_(lo), hi_(hi) {}
+  void xparse(boost::any& value_store, const std::vector<std::string>& tokens) const override {
+    value_store = static_cast<T>(parse_integer_option(po::validators::get_single_string(tokens),
+                                                      static_cast<std::int64_t>(lo_),
+                                                      static_cast<std::int64_t>(hi_)));
+  }
+
+ private:
+  T lo_;
+  T hi_;
+};
+
+template <typename T>
+IntegerValue<T>* integer(T* store, T lo, T hi) {
+  static_assert(std::is_integral_v<T>);
+  return new IntegerValue<T>(store, lo, hi);  // owned by the options_description
+}
+
+// Before any work: `path`, given with `flag` ("--out"), must be a folder or not exist yet (it is
+// created); an existing file or other non-folder there is a ConfigError naming the flag.
+void check_output_dir(const std::string& flag, const std::filesystem::path& path);
 
 // Parses `args` against `desc` (+ positional), prints help and returns false on --help.
 bool parse_options(const Args& args, const po::options_description& desc, po::variables_map& vm,

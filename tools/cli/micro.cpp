@@ -12,6 +12,8 @@
 namespace t3sim::cli {
 namespace {
 
+constexpr uint64_t kMaxDim = uint64_t{1} << 22;  // of a `gemm` dimension
+
 void print(bool json, const nlohmann::ordered_json& j) {
   if (json) {
     std::cout << j.dump(2) << "\n";
@@ -29,18 +31,15 @@ int cmd_gemm(const Args& args, const Env& env) {
   uint64_t m = 0, n = 0, k = 0;
   std::vector<std::string> sets;
   desc.add_options()("system", po::value(&sys)->required(), "system name or path")(
-      "m,m", po::value(&m)->required(), "rows")("n,n", po::value(&n)->required(), "columns")(
-      "k,k", po::value(&k)->required(), "reduction dimension")(
+      "m,m", integer(&m, uint64_t{1}, kMaxDim)->required(), "rows, 1..4194304")(
+      "n,n", integer(&n, uint64_t{1}, kMaxDim)->required(), "columns, 1..4194304")(
+      "k,k", integer(&k, uint64_t{1}, kMaxDim)->required(), "reduction dimension, 1..4194304")(
       "dtype", po::value(&dtype)->default_value("fp16"), "fp16 | bf16")(
       "set", po::value(&sets)->composing(), "override: path=value")("json", po::bool_switch(),
                                                                     "print JSON");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr, "t3sim gemm --system S -m M -n N -k K")) return 0;
   if (dtype != "fp16" && dtype != "bf16") throw UsageError("--dtype must be fp16 or bf16");
-  const uint64_t limit = uint64_t{1} << 22;
-  if (m == 0 || n == 0 || k == 0 || m > limit || n > limit || k > limit) {
-    throw UsageError("-m, -n, -k must be in 1.." + std::to_string(limit));
-  }
   const studies::GemmProbe p = studies::probe_gemm(load_system(env, sys, sets), {m, n, k});
   nlohmann::ordered_json j;
   j["time_us"] = p.time_us;
@@ -146,8 +145,8 @@ int cmd_p2p(const Args& args, const Env& env) {
   int src = 0, dst = 1;
   std::vector<std::string> sets;
   desc.add_options()("system", po::value(&sys)->required(), "system name or path")(
-      "src", po::value(&src)->default_value(0), "source GPU")(
-      "dst", po::value(&dst)->default_value(1), "destination GPU")(
+      "src", integer(&src, 0, 4095)->default_value(0), "source GPU")(
+      "dst", integer(&dst, 0, 4095)->default_value(1), "destination GPU")(
       "bytes", po::value(&size)->default_value("64 MiB"), "bytes to move")(
       "set", po::value(&sets)->composing(), "override: path=value")("json", po::bool_switch(),
                                                                     "print JSON");

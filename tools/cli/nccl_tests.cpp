@@ -13,6 +13,7 @@
 
 #include "cli/common.h"
 #include "models/collectives/collective.h"
+#include "models/system/system.h"
 #include "sim/errors.h"
 #include "tools/studies/probes.h"
 #include "validation/lib/validation_sets.h"
@@ -89,12 +90,13 @@ Options parse(const Args& args, bool& help) {
   desc.add_options()("test", po::value(&test)->required(),
                      "all_reduce_perf | reduce_scatter_perf | all_gather_perf")(
       "system", po::value(&o.system)->required(), "system name or path")(
-      "gpus", po::value(&o.gpus)->default_value(0), "use the first N GPUs (0 = all)")(
+      "gpus", integer(&o.gpus, 0, 4096)->default_value(0), "use the first N GPUs (0 = all)")(
       "algo", po::value(&algo)->default_value("auto"), "auto | ring | direct | hierarchical")(
       "executor", po::value(&exec), "cu | dma (default: the system's collectives.executor)")(
       "proto", po::value(&proto)->default_value("auto"), "auto | simple | ll128 | ll")(
-      "channels", po::value(&channels)->default_value(0), "channels (0 = the system's)")(
-      "set", po::value(&o.sets)->composing(), "override: path=value")(
+      "channels", integer(&channels, 0u, 64u)->default_value(0),
+      "channels, 1..64 (0 = the system's)")("set", po::value(&o.sets)->composing(),
+                                            "override: path=value")(
       "minbytes,b", po::value(&minb)->default_value("32M"), "smallest size")(
       "maxbytes,e", po::value(&maxb)->default_value("32M"), "largest size")(
       "stepfactor,f", po::value(&o.factor)->default_value(2), "size multiplier")(
@@ -118,7 +120,9 @@ Options parse(const Args& args, bool& help) {
   if (o.type == nullptr) throw UsageError("-d: unknown datatype '" + dtype + "'");
   o.lo = parse_size(minb, "-b");
   o.hi = parse_size(maxb, "-e");
-  if (o.lo == 0 || o.hi < o.lo || o.factor <= 1.0) throw UsageError("need 0 < -b <= -e and -f > 1");
+  if (o.lo == 0 || o.hi < o.lo || !(o.factor > 1.0 && o.factor <= 1e6)) {
+    throw UsageError("need 0 < -b <= -e and 1 < -f <= 1e6");
+  }
   o.base.kind = o.op->kind;
   o.base.algo = collectives::parse_algo(algo, "--algo");
   o.base.proto = collectives::parse_protocol(proto, "--proto");
@@ -148,7 +152,7 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
   Options o = parse(args, help);
   if (help) return 0;
   const ConfigDoc doc = load_system(env, o.system, o.sets);
-  const int total = static_cast<int>(doc.root.at("gpus").get<int64_t>());
+  const int total = system::system_gpus(doc);
   o.gpus = o.gpus == 0 ? total : o.gpus;
   if (o.gpus < 1 || o.gpus > total)
     throw UsageError("--gpus must be in 1.." + std::to_string(total));

@@ -47,10 +47,11 @@ int cmd_replay(const Args& args, const Env& env) {
       "system", po::value(&sys)->required(), "system name or config path")(
       "mode", po::value(&mode_name)->required(),
       "how GEMM + all-reduce pairs run: sequential | ideal | ideal-nmc | t3 | t3-mca | cu-split | "
-      "decomposed | t3-direct")("ar-cus", po::value(&options.ar_cus)->default_value(16),
+      "decomposed | t3-direct")("ar-cus", integer(&options.ar_cus, 1u, 4096u)->default_value(16),
                                 "cu-split: CUs for the all-reduce")(
-      "chunks", po::value(&options.decompose_chunks)->default_value(4), "decomposed: GEMM chunks")(
-      "set", po::value(&sets)->composing(), "override a config value: path=value (repeatable)")(
+      "chunks", integer(&options.decompose_chunks, 1u, 4096u)->default_value(4),
+      "decomposed: GEMM chunks")("set", po::value(&sets)->composing(),
+                                 "override a config value: path=value (repeatable)")(
       "json", po::bool_switch(), "print JSON");
   po::positional_options_description positional;
   positional.add("trace", 1);

@@ -7,6 +7,7 @@
 
 #include "cli/common.h"
 #include "sim/errors.h"
+#include "tools/studies/parallel.h"
 #include "tools/studies/reproduction.h"
 
 namespace t3sim::cli {
@@ -39,7 +40,8 @@ int cmd_reproduce(const Args& args, const Env& env) {
       "out", po::value(&out), "output directory (default results/<experiment name>/)")(
       "experiment", po::value(&experiment),
       "experiment file (default configs/experiments/t3-paper.json)")(
-      "jobs,j", po::value(&jobs_n)->default_value(0), "worker threads (0 = all cores)")(
+      "jobs,j", integer(&jobs_n, 0u, studies::kMaxThreads)->default_value(0),
+      "worker threads, 1..256 (0 = all cores)")(
       "ablation", po::bool_switch(&ablation),
       "also re-run the Fig. 16 points with each mechanism switched off (the experiment's "
       "\"ablation\" variants) and add the table to report.md");
@@ -48,6 +50,7 @@ int cmd_reproduce(const Args& args, const Env& env) {
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &pos, "t3sim reproduce [t3] [--out DIR]")) return 0;
   if (which != "t3") throw UsageError("unknown reproduction '" + which + "' (available: t3)");
+  if (!out.empty()) check_output_dir("--out", out);
   studies::ReproductionRequest req{experiment, out, jobs_n, nullptr, ablation};
   const auto t0 = std::chrono::steady_clock::now();
   if (env.stderr_is_tty) {

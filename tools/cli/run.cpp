@@ -71,7 +71,7 @@ RunDoc read_run(const Env& env, const ConfigDoc& doc) {
 
 void validate_run(const Env& env, const ConfigDoc& doc) {
   const RunDoc r = read_run(env, doc);
-  const int gpus = r.system.root.at("gpus").get<int>();
+  const int gpus = system::system_gpus(r.system);
   choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens);
 }
 
@@ -84,9 +84,10 @@ int cmd_run(const Args& args, const Env& env) {
   pos.add("config", 1);
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &pos, "t3sim run FILE [--out DIR]")) return 0;
+  check_output_dir("--out", out);
   const ConfigDoc doc = load_config(file, {env.configs_dir});
   const RunDoc r = read_run(env, doc);
-  const int gpus = r.system.root.at("gpus").get<int>();
+  const int gpus = system::system_gpus(r.system);
   SublayerChoice c = choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens);
   c.spec.seed = r.seed;
   system::RunOptions opts;

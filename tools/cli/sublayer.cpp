@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "cli/common.h"
+#include "models/system/system.h"
+#include "sim/atomic_file.h"
 #include "sim/errors.h"
 
 namespace t3sim::cli {
@@ -52,12 +54,14 @@ int cmd_sublayer(const Args& args, const Env& env) {
   std::vector<std::string> sets;
   desc.add_options()("system", po::value(&sys)->required(), "system name or config path")(
       "model", po::value(&model)->required(), "model name (configs/models/)")(
-      "tp", po::value(&tp)->default_value(0), "TP degree (default: the system's GPU count)")(
+      "tp", integer(&tp, 0, 4096)->default_value(0),
+      "TP degree, 1..4096 (default 0: the system's GPU count)")(
       "sublayer", po::value(&sublayer)->required(), "op | fc2 | fc1 | ip")(
       "mode", po::value(&mode_name)->required(), mode_help().c_str())(
-      "tokens", po::value(&tokens)->default_value(0), "tokens T (default: seq_len x micro_batch)")(
-      "ar-cus", po::value(&ar_cus)->default_value(16), "cu-split: CUs for the all-reduce")(
-      "chunks", po::value(&chunks)->default_value(4), "decomposed: GEMM chunks")(
+      "tokens", integer(&tokens, int64_t{0}, int64_t{1} << 24)->default_value(0),
+      "tokens T, 1..16777216 (default 0: seq_len x micro_batch)")(
+      "ar-cus", integer(&ar_cus, 1u, 4096u)->default_value(16), "cu-split: CUs for the all-reduce")(
+      "chunks", integer(&chunks, 1u, 4096u)->default_value(4), "decomposed: GEMM chunks")(
       "set", po::value(&sets)->composing(), "override a config value: path=value (repeatable)")(
       "json", po::bool_switch(), "print JSON")(
       "full", po::bool_switch(),
@@ -70,11 +74,9 @@ int cmd_sublayer(const Args& args, const Env& env) {
   }
   const auto mode = system::parse_mode(mode_name);
   if (!mode) throw UsageError("unknown --mode '" + mode_name + "'");
-  if (tokens < 0 || tokens > (int64_t{1} << 24)) {
-    throw UsageError("--tokens must be in 1..16777216");
-  }
+  if (!trace.empty()) output_target(trace);  // a FIFO or folder is refused before the run
   const ConfigDoc doc = load_system(env, sys, sets, tp);
-  const int gpus = doc.root.at("gpus").get<int>();
+  const int gpus = system::system_gpus(doc);
   SublayerChoice c = choose_sublayer(env, model, gpus, sublayer, tokens);
   c.spec.ar_cus = ar_cus;
   c.spec.decompose_chunks = chunks;
@@ -85,7 +87,7 @@ int cmd_sublayer(const Args& args, const Env& env) {
   auto j = system::to_json(r);
   if (vm["json"].as<bool>()) {
     nlohmann::ordered_json out;
-    out["system"] = doc.root.at("name");
+    out["system"] = system::system_name(doc);
     out["model"] = model;
     out["tp"] = gpus;
     out["sublayer"] = sublayer;

@@ -64,8 +64,9 @@ int cmd_sweep(const Args& args, const Env& env) {
   unsigned jobs = 0;
   desc.add_options()("spec", po::value(&spec_path)->required(), "sweep spec (kind: sweep)")(
       "out", po::value(&out)->required(), "results file (.csv, or .jsonl for JSON Lines)")(
-      "jobs,j", po::value(&jobs)->default_value(0), "threads per process (0 = all cores)")(
-      "resume", po::bool_switch(), "skip points already in --out");
+      "jobs,j", integer(&jobs, 0u, studies::kMaxThreads)->default_value(0),
+      "threads per process, 1..256 (0 = all cores)")("resume", po::bool_switch(),
+                                                     "skip points already in --out");
   po::positional_options_description pos;
   pos.add("spec", 1);
   po::variables_map vm;

@@ -6,6 +6,7 @@
 #include "cli/common.h"
 #include "models/workload/kineto_import.h"
 #include "models/workload/layer_generator.h"
+#include "sim/atomic_file.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
 
@@ -22,8 +23,9 @@ int trace_gen(const Args& args, const Env& env) {
   int tp = 0;
   int64_t tokens = 0;
   desc.add_options()("model", po::value(&model)->required(), "model name (configs/models/)")(
-      "tp", po::value(&tp)->required(), "TP degree")("tokens", po::value(&tokens)->default_value(0),
-                                                     "tokens T (default: seq_len x micro_batch)")(
+      "tp", integer(&tp, 1, 4096)->required(), "TP degree, 1..4096")(
+      "tokens", integer(&tokens, int64_t{0}, int64_t{1} << 24)->default_value(0),
+      "tokens T, 1..16777216 (default 0: seq_len x micro_batch)")(
       "pass", po::value(&pass)->default_value("both"), "fwd | bwd | both")(
       "sequence-parallel", po::bool_switch(), "reduce-scatter + all-gather instead of all-reduce")(
       "output,o", po::value(&out)->required(), "trace file to write");
@@ -31,7 +33,7 @@ int trace_gen(const Args& args, const Env& env) {
   if (!parse_options(args, desc, vm, nullptr, kUsage)) return 0;
   const auto passes = workload::parse_pass_selection(pass);
   if (!passes) throw UsageError("--pass must be fwd, bwd or both (got '" + pass + "')");
-  if (tokens < 0) throw UsageError("--tokens must be positive");
+  output_target(out);  // a FIFO, device or folder is refused before any work
   workload::LayerOptions options;
   options.tp = tp;
   options.tokens = tokens;
@@ -57,6 +59,7 @@ int trace_import_kineto(const Args& args) {
   positional.add("profile", 1);
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &positional, kUsage)) return 0;
+  output_target(out);
   workload::KinetoImportOptions options;
   options.infer_cross_stream_deps = !no_infer;
   const workload::Trace trace = workload::import_kineto(read_json_file(in), in, options);

@@ -73,7 +73,8 @@ int cmd_validate(const Args& args, const Env& env) {
   desc.add_options()("only", po::value(&only), "run one experiment (name, or measured-gemm etc.)")(
       "json", po::bool_switch(), "print JSON")("points", po::bool_switch(),
                                                "also print every point")(
-      "threads", po::value(&threads)->default_value(threads), "worker threads");
+      "threads", integer(&threads, 1u, studies::kMaxThreads)->default_value(threads),
+      "worker threads, 1..256");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr, "t3sim validate [--only NAME] [--json] [--points]")) {
     return 0;

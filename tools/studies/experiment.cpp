@@ -6,6 +6,7 @@
 #include "models/workload/model_spec.h"
 #include "sim/errors.h"
 #include "sim/params.h"
+#include "tools/studies/experiment_checks.h"
 #include "tools/studies/inputs.h"
 
 namespace t3sim::studies {
@@ -141,21 +142,28 @@ Experiment read_experiment(const Env& env, const ConfigDoc& doc) {
     e.ar_cus.push_back(static_cast<uint32_t>(c));
   }
   Params f17;
-  f17.required("model", ParamKind::kString, "model").required("tp", ParamKind::kInt, "TP degree");
+  f17.required("model", ParamKind::kString, "model");
+  f17.required("tp", ParamKind::kInt, "TP degree").range(1, 4096);
   f17.required("sublayer", ParamKind::kString, "sublayer").one_of({"op", "fc2", "fc1", "ip"});
   const BoundParams b17 = bind(f17, b.node("fig17"));
   e.fig17_model = b17.str("model");
   e.fig17_tp = static_cast<int>(b17.integer("tp"));
   e.fig17_sublayer = b17.str("sublayer");
+  check_model_tp(env, e.fig17_model, e.fig17_tp, b.node("fig17").child("model"),
+                 b.node("fig17").child("tp"));
   Params e2e;
   e2e.required("non_sliced_share", ParamKind::kReal,
                "share of baseline layer time outside the TP-sliced GEMMs and all-reduces")
       .range(0.0, 0.95);
   e.non_sliced_share = bind(e2e, b.node("e2e")).real("non_sliced_share");
   e.seed = static_cast<uint64_t>(b.integer("seed"));
+  check_paper(b.node("paper"), e);
   e.paper = b.node("paper").json();
+  check_point_tps(env, e.fig16, b.node("fig16"));
+  check_point_tps(env, e.large, b.node("large_models"));
   for (int tp : e.fig16.tp) system::load_system_config(system_for(e, tp), env.configs_dir);
   for (int tp : e.large.tp) system::load_system_config(system_for(e, tp), env.configs_dir);
+  system::load_system_config(system_for(e, e.fig17_tp), env.configs_dir);
   if (b.present("ablation")) e.ablation = read_ablation(env, e, b.node("ablation"));
   return e;
 }

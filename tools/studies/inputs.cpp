@@ -13,14 +13,17 @@ ConfigDoc load_system(const Env& env, const std::string& name, const std::vector
   ConfigDoc doc = system::load_system_config(name, env.configs_dir, sets);
   if (tp > 0) {
     if (tp > 4096) throw UsageError("--tp " + std::to_string(tp) + " is out of range (1..4096)");
-    const auto& fabric = doc.root.at("fabric");
-    if (fabric.value("topology", "") == "two_level") {
+    const auto fabric = doc.root.find("fabric");
+    const bool sized = fabric != doc.root.end() && fabric->is_object();
+    if (sized && fabric->contains("topology") && (*fabric)["topology"] == "two_level") {
       throw ConfigError(doc.file, "/fabric",
                         "--tp needs a fabric sized by the system's \"gpus\" (ring, "
                         "switch or fully_connected); pick a matching system");
     }
     apply_override(doc, "gpus=" + std::to_string(tp));
-    if (fabric.contains("gpus")) apply_override(doc, "fabric.gpus=" + std::to_string(tp));
+    if (sized && fabric->contains("gpus")) {
+      apply_override(doc, "fabric.gpus=" + std::to_string(tp));
+    }
   }
   return doc;
 }

@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -27,13 +30,18 @@ std::string csv_field(const std::string& s) {
 
 SweepOutput::SweepOutput(std::filesystem::path path, const SweepSpec& spec, bool resume)
     : path_(std::move(path)), spec_(spec), jsonl_(is_jsonl(path_)) {
+  const std::filesystem::path target = output_target(path_);  // refuses FIFOs, devices, folders
   if (resume) load_existing();
   // (Re)write header + kept rows atomically, so appends never follow a torn fragment.
   std::string init = jsonl_ ? std::string() : header() + "\n";
   for (const auto& [i, line] : rows_) init += line + "\n";
   write_file_atomic(path_, init);
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd_ < 0) throw ModelError(path_.string(), "cannot open for appending");
+  fd_ = ::open(target.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd_ < 0) {
+    throw ConfigError(path_.string(), "",
+                      std::string("cannot open for appending rows: ") + std::strerror(errno) +
+                          "; check permissions");
+  }
 }
 
 SweepOutput::~SweepOutput() {
@@ -107,8 +115,19 @@ std::string format_sweep_row(const SweepSpec& spec_, bool jsonl_, size_t index, 
 void SweepOutput::append(size_t index, const std::string& line) {
   rows_[index] = line;
   const std::string l = line + "\n";
-  if (::write(fd_, l.data(), l.size()) != static_cast<ssize_t>(l.size())) {
-    throw ModelError(path_.string(), "short write (disk full?)");
+  std::string_view rest = l;
+  while (!rest.empty()) {
+    const ssize_t n = ::write(fd_, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      throw ConfigError(path_.string(), "",
+                        "cannot append the row of point " + std::to_string(index) + ": " +
+                            std::strerror(err) +
+                            "; free space, then rerun with --resume to keep the rows written so "
+                            "far");
+    }
+    rest.remove_prefix(static_cast<size_t>(n));
   }
 }
 

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "models/system/system.h"
 #include "models/workload/model_spec.h"
@@ -81,7 +84,9 @@ SweepAxis read_axis(const ConfigNode& n) {
 
 size_t SweepSpec::points() const {
   size_t n = 1;
-  for (const auto& a : axes) n *= a.values.size();
+  for (const auto& a : axes) {
+    if (__builtin_mul_overflow(n, a.values.size(), &n)) return SIZE_MAX;
+  }
   return n;
 }
 
@@ -120,7 +125,7 @@ SweepPoint sweep_point(const SweepSpec& s, size_t index) {
 
 system::SublayerResult run_sweep_point(const Env& env, const SweepPoint& p) {
   const ConfigDoc doc = load_system(env, p.system, p.sets, p.tp);
-  const int gpus = doc.root.at("gpus").get<int>();
+  const int gpus = system::system_gpus(doc);
   SublayerChoice c = choose_sublayer(env, p.model, gpus, p.sublayer, p.tokens);
   c.spec.ar_cus = p.ar_cus;
   c.spec.decompose_chunks = p.chunks;
@@ -176,6 +181,7 @@ void check_config_value(const Env& env, const SweepSpec& s, const std::string& p
   apply_override(doc, path + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
   try {
     check_system(doc);
+    system::check_sublayer_collectives(doc);
   } catch (const ConfigError& e) {
     where.fail(std::string("value rejected: ") + e.what());
   }
@@ -210,12 +216,23 @@ SweepSpec read_sweep(const Env& env, const ConfigDoc& doc) {
   }
   check_workload_value(env, "model", s.model, b.node("base"));
   check_workload_value(env, "mode", s.mode, b.node("base"));
-  load_system(env, s.system, s.sets);
+  try {
+    system::check_sublayer_collectives(load_system(env, s.system, s.sets));
+  } catch (const ConfigError& e) {
+    b.node("base").fail(std::string("system rejected: ") + e.what());
+  }
   const ConfigNode axes = b.node("axes");
   if (axes.size() == 0) axes.fail("no axes: give at least one");
   for (size_t i = 0; i < axes.size(); ++i) {
     s.axes.push_back(read_axis(axes.at(i)));
     const SweepAxis& a = s.axes.back();
+    if (s.points() > kMaxSweepPoints) {  // checked per axis: the product may not even fit
+      axes.at(i).fail(fmt::format(
+          "the axes up to this one make {} points, more than the {} a sweep may have; split the "
+          "sweep",
+          s.points() == SIZE_MAX ? std::string("over 2^64") : std::to_string(s.points()),
+          kMaxSweepPoints));
+    }
     for (size_t k = 0; k < a.paths.size(); ++k) {
       const std::string& path = a.paths[k];
       if (std::find(s.columns.begin(), s.columns.end(), path) != s.columns.end()) {
@@ -231,7 +248,6 @@ SweepSpec read_sweep(const Env& env, const ConfigDoc& doc) {
       }
     }
   }
-  if (s.points() > 10'000'000) root.fail("more than 10 million points: split the sweep");
   return s;
 }
 

@@ -35,8 +35,12 @@ struct SweepSpec {
   std::vector<std::string> sets;
   std::vector<SweepAxis> axes;
   std::vector<std::string> columns;  // axis paths in order
+  // The product of the axis lengths; SIZE_MAX when it does not fit (read_sweep rejects a spec
+  // of more than kMaxSweepPoints, so a spec it returns never saturates).
   size_t points() const;
 };
+
+inline constexpr size_t kMaxSweepPoints = 10'000'000;
 
 struct SweepPoint {
   std::vector<std::string> labels;  // one per column, as written to the output

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/collectives/collective.h"
+#include "models/system/system.h"
 #include "sim/errors.h"
 #include "tools/studies/parallel.h"
 #include "tools/studies/probes.h"
@@ -206,7 +207,7 @@ double sim_allreduce_busbw(const ConfigDoc& system, uint64_t bytes) {
   spec.kind = collectives::Kind::kAllReduce;
   spec.bytes = bytes;
   spec.elem_bytes = 4;
-  const int n = static_cast<int>(system.root.at("gpus").get<int64_t>());
+  const int n = system::system_gpus(system);
   for (int g = 0; g < n; ++g) spec.group.push_back(g);
   const double us = studies::probe_collective(system, spec).time_us;
   return static_cast<double>(bytes) / (us * 1e3) * studies::busbw_factor(spec.kind, n);
