@@ -116,4 +116,14 @@ Tick Scenario::last_gemm_done() const {
   return t;
 }
 
+GemmWgTime Scenario::gemm_wg_time() const {
+  GemmWgTime w;
+  for (const auto& k : kernels_) {
+    w.compute_ps += k->compute_ps();
+    w.memory_stall_ps += k->memory_stall_ps();
+    w.pipeline_ps += k->pipeline_ps();
+  }
+  return w;
+}
+
 }  // namespace t3sim::system

@@ -42,6 +42,13 @@ class Join : public gpu::GemmHooks {
   std::function<void()> then_;
 };
 
+// WG time of GEMM kernels: computing, waiting for operands (memory stall), pipeline fill/drain.
+struct GemmWgTime {
+  uint64_t compute_ps = 0;
+  uint64_t memory_stall_ps = 0;
+  uint64_t pipeline_ps = 0;
+};
+
 class Scenario {
  public:
   Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, bool fold = false);
@@ -73,6 +80,8 @@ class Scenario {
   uint64_t dram_total() const;
   uint64_t link_bytes();
   Tick last_gemm_done() const;
+  // WG time of the simulated GEMM kernels by cause (gemm_kernel.h), summed.
+  GemmWgTime gemm_wg_time() const;
   int next_serial() { return serial_++; }  // unique names for per-scenario components
 
  private:

@@ -19,6 +19,11 @@ void absorb_into(SublayerResult& r, Scenario& sc) {
   r.dram_total += sc.dram_total();
   r.link_bytes += sc.link_bytes();
   r.events += sc.sim().events();
+  const GemmWgTime w = sc.gemm_wg_time();
+  const uint64_t total = w.compute_ps + w.memory_stall_ps + w.pipeline_ps;
+  if (total != 0) {
+    r.gemm_memory_stall_share = static_cast<double>(w.memory_stall_ps) / static_cast<double>(total);
+  }
 }
 
 void keep_outputs(SublayerResult& r, Scenario& sc, const RunOptions& opts) {

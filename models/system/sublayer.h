@@ -58,6 +58,8 @@ struct SublayerResult {
   uint64_t tracker_triggers = 0;
   uint32_t tracker_max_occupancy = 0;
   uint64_t tracker_stalls = 0;
+  // Share of the GEMM kernels' WG time spent waiting for operands (0 when no GEMM ran).
+  double gemm_memory_stall_share = 0;
   uint64_t events = 0;
   double wall_s = 0;
   bool folded = false;  // GPU 0 alone was simulated (every piece, for composed modes)

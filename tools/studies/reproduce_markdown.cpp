@@ -59,6 +59,7 @@ std::string row(const std::string& what, double ours, const nlohmann::json& pape
 // how often the sublayer is communication-bound (RS longer than the GEMM).
 std::string diagnostics(const Reproduction& rep) {
   double bw_sum = 0, bw_max = 0, slow_log = 0, slow_max = 0, mca_log = 0;
+  double stall_iso = 0, stall_t3 = 0, stall_mca = 0;  // mean memory-stall share of WG time
   size_t n = 0, rs_bound = 0, t3_beats_ideal = 0;
   for (const auto& p : rep.points) {
     if (p.large || !p.pieces.count(system::Piece::kGemm) || !p.modes.count(Mode::kT3)) continue;
@@ -67,6 +68,11 @@ std::string diagnostics(const Reproduction& rep) {
     bw_sum += bw;
     bw_max = std::max(bw_max, bw);
     const auto& t3 = p.modes.at(Mode::kT3);
+    stall_iso += g.gemm_memory_stall_share;
+    stall_t3 += t3.gemm_memory_stall_share;
+    if (p.modes.count(Mode::kT3Mca)) {
+      stall_mca += p.modes.at(Mode::kT3Mca).gemm_memory_stall_share;
+    }
     const double slow = t3.gemm_us / g.total_us;
     slow_log += std::log(slow);
     slow_max = std::max(slow_max, slow);
@@ -89,6 +95,8 @@ std::string diagnostics(const Reproduction& rep) {
       "| quantity | value |\n|---|---:|\n"
       "| isolated GEMM DRAM traffic per GPU, mean / max | {:.0f} / {:.0f} GB/s |\n"
       "| GEMM time under t3 / isolated, geomean / max | {:.3f} / {:.3f} |\n"
+      "| GEMM WG time waiting for operands (memory stall), mean: isolated / t3 / t3-mca | "
+      "{:.1f} / {:.1f} / {:.1f} % |\n"
       "| t3 time / t3-mca time, geomean | {:.4f} |\n"
       "| points whose CU reduce-scatter outlasts the GEMM | {} of {} |\n"
       "| points where t3 beats ideal overlap (its DMA+NMC RS is faster than the CU RS) | {} of "
@@ -97,10 +105,11 @@ std::string diagnostics(const Reproduction& rep) {
       "needs a GEMM whose reads keep the DRAM busy. Where the GEMM draws only a modest share of "
       "the HBM bandwidth (first row; compare with the system's HBM preset), the RS's reads and "
       "updates find idle DRAM and t3 and t3-mca come out alike. A GEMM-time ratio above 1 under t3 "
-      "is the tracker and the RS pacing the GEMM's stages, not DRAM interference. Where the CU RS "
+      "is mostly the tracker and the RS pacing the GEMM's stages; the memory-stall row is the part "
+      "spent waiting for operands. Where the CU RS "
       "outlasts the GEMM, ideal overlap is bounded by the RS and T3's faster RS can beat it.\n",
-      bw_sum / k, bw_max, std::exp(slow_log / k), slow_max, std::exp(mca_log / k), rs_bound, n,
-      t3_beats_ideal, n);
+      bw_sum / k, bw_max, std::exp(slow_log / k), slow_max, 100 * stall_iso / k, 100 * stall_t3 / k,
+      100 * stall_mca / k, std::exp(mca_log / k), rs_bound, n, t3_beats_ideal, n);
 }
 
 }  // namespace
