@@ -99,7 +99,7 @@ TEST(GemmKernel, SkinnyGemmApproachesTheMemoryRoof) {
 
 // The L2 write-back buffer is a fidelity knob: doubling it from the presets' 64 KiB per slice
 // moves the reproduction's T-NLG FC-2 GEMM on the T3 GPU and a write-bound GEMM on H100 by < 2 %.
-// (A write-bound GEMM on the T3 GPU is not converged: 186 / 164 / 146 us at 64 / 128 / 512 KiB;
+// (A write-bound GEMM on the T3 GPU is not converged: 186 / 175 / 145 us at 64 / 128 / 512 KiB;
 // configs/presets/gpus/t3-gpu.json says so.)
 TEST(GemmKernel, WriteBackBufferConverges) {
   const std::pair<const char*, GemmShape> cases[] = {{"t3-ring-8", {8192, 4256, 2128}},
