@@ -21,6 +21,15 @@ std::vector<std::string> visits(const Fabric& f, int src, int dst) {
   return out;
 }
 
+// The graph of `topology` over `gpus` GPUs with 75 GB/s, 500 ns links.
+Topology graph(const std::string& topology, int gpus) {
+  FabricConfig c;
+  c.topology = topology;
+  c.gpus = gpus;
+  c.link = LinkSpec{Bandwidth::gbps(75), Duration::ns(500), Bytes::kib(64), 0};
+  return build_topology(c);
+}
+
 TEST(FabricRouting, RingNeighboursAreOneHopAndOppositeIsFour) {
   Harness h(testing::ring_cfg(8));
   for (int g = 0; g < 8; ++g) {
@@ -107,11 +116,7 @@ TEST(FabricRouting, TwoLevelCrossesNicsAndRails) {
 }
 
 TEST(FabricRouting, RoutesAreIdenticalAcrossBuilds) {
-  FabricConfig c;
-  c.topology = "ring";
-  c.gpus = 16;
-  c.link = LinkSpec{Bandwidth::gbps(75), Duration::ns(500), Bytes::kib(64), 0};
-  const Topology t = build_topology(c);
+  const Topology t = graph("ring", 16);
   const RouteTable a(t);
   const RouteTable b(t);
   for (int s = 0; s < 16; ++s) {
@@ -130,12 +135,6 @@ TEST(FabricRouting, SingleGpuFabricHasNoLinks) {
   h.run();
   EXPECT_EQ(h.rx.log.size(), 1u);
 }
-
-}  // namespace
-}  // namespace t3sim::fabric
-
-namespace t3sim::fabric {
-namespace {
 
 // Large regular fabrics build with compact routes: a next hop per (destination, node), none at
 // all for the full mesh; paths are walked on demand and flows get their slots on first use.
@@ -163,14 +162,11 @@ TEST(FabricRoutingScale, UnidirectionalRingOf1024GpusGoesTheLongWay) {
 }
 
 TEST(FabricRoutingScale, FullMeshPathIsTheDirectEdge) {
-  FabricConfig c;
-  c.topology = "fully_connected";
-  c.gpus = 37;
-  c.link = LinkSpec{Bandwidth::gbps(75), Duration::ns(500), Bytes::kib(64), 0};
-  const Topology t = build_topology(c);
+  const int n = 37;
+  const Topology t = graph("fully_connected", n);
   const RouteTable r(t);
-  for (int s = 0; s < c.gpus; ++s) {
-    for (int d = 0; d < c.gpus; ++d) {
+  for (int s = 0; s < n; ++s) {
+    for (int d = 0; d < n; ++d) {
       const auto p = r.path(s, d);
       ASSERT_EQ(p.size(), s == d ? 0u : 1u) << s << "->" << d;
       if (s == d) continue;
