@@ -257,9 +257,18 @@ void CuExecutor::issue_writes(uint32_t p) {
     piece_done(p);
     return;
   }
-  gpu::MemStream& stream = *cus_[lanes_[pc.lane].cu].stream;
+  // The piece's loads are done and its stores are being posted: its registers free up. The window
+  // bounds loads in flight (Little's law, gpu.cu_window); the stores' landing is waited for at the
+  // end of the slice (the fence before the flag), not by holding the window through the link
+  // queue, where a slice's short last piece would wait out every other channel's traffic.
+  const uint32_t cu = lanes_[pc.lane].cu;
+  const uint64_t charge = pieces_[p].charge;
+  pieces_[p].charge = 0;
+  gpu::MemStream& stream = *cus_[cu].stream;
   for (const gpu::Access& a : writes) stream.submit(a);
   for (uint16_t k = 0; k < remote; ++k) send_piece(p, s.send_conn(op, k), k);
+  cus_[cu].inflight -= charge;
+  wake_window(cu);
 }
 
 // One piece to one peer. NVLink: the CU's stores go straight into the peer's slot. Network: the CU

@@ -2,11 +2,12 @@
 // the collective runs. A lane runs its ops in order, moving each slice in pieces: loads (local
 // data, received slot) then stores (local result; protocol lines into the peer's slot via
 // RemoteMemory, their link headers ahead of them); a piece holds payload x fan bytes of cu_window
-// from first load to last store (Little's law). Per slice: NCCL_STEPS slot credits, then the step
-// latency; Simple slices become visible at their flag, LL/LL128 data as they land; flags and
-// credits take the fabric path latency (+ inter-node latency). Source: hardware.md §5.2-5.4; T3
-// §2.4. Contract: as CollectiveExecutor; completions arrive through access_done(); nothing is
-// dropped.
+// from first load until its stores are posted (Little's law on loads in flight, as the preset
+// derives cu_window); the slice ends when every store has landed. Per slice: NCCL_STEPS slot
+// credits, then the step latency; Simple slices become visible at their flag, LL/LL128 data as they
+// land; flags and credits take the fabric path latency (+ inter-node latency). Source: hardware.md
+// §5.2-5.4; T3 §2.4. Contract: as CollectiveExecutor; completions arrive through access_done();
+// nothing is dropped.
 #pragma once
 
 #include <cstdint>

@@ -62,6 +62,7 @@ Topology build_ring(const FabricConfig& c) {
 
 Topology build_fully_connected(const FabricConfig& c) {
   Topology t = start(c, c.gpus);
+  t.edges.reserve(static_cast<size_t>(c.gpus) * static_cast<size_t>(c.gpus - 1));
   for (int i = 0; i < c.gpus; ++i) {
     for (int j = i + 1; j < c.gpus; ++j) {
       t.add_duplex(static_cast<uint32_t>(i), static_cast<uint32_t>(j), link_edge(c.link),

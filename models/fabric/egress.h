@@ -20,9 +20,8 @@ namespace t3sim::fabric {
 
 class Egress final : public CreditListener {
  public:
-  // `capacity`: number of hops (slots) that use this link; `inputs[e]` is edge e's receive port.
-  Egress(Simulator& sim, FlowTable& flows, const std::vector<InPort<Packet>*>& inputs,
-         uint32_t capacity);
+  // `inputs[e]` is edge e's receive port. The queue grows with the flows that use the link.
+  Egress(Simulator& sim, FlowTable& flows, const std::vector<InPort<Packet>*>& inputs);
   Egress(const Egress&) = delete;
   Egress& operator=(const Egress&) = delete;
 
@@ -53,7 +52,8 @@ class Egress final : public CreditListener {
   const std::vector<InPort<Packet>*>& inputs_;
   OutPort<Packet>* out_ = nullptr;
   Link<Packet>* link_ = nullptr;
-  std::vector<uint32_t> ring_;  // fixed-capacity round-robin queue of non-empty slots
+  std::vector<uint32_t>
+      ring_;  // round-robin queue of non-empty slots (circular, doubles when full)
   uint32_t head_ = 0;
   uint32_t count_ = 0;
   Duration busy_;

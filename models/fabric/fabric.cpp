@@ -9,15 +9,16 @@
 namespace t3sim::fabric {
 
 Fabric::Fabric(Simulator& sim, Component* parent, std::string name, Topology topo,
-               nlohmann::ordered_json resolved_config)
+               nlohmann::ordered_json resolved_config, bool wired)
     : Component(sim, parent, std::move(name)),
       topo_(std::move(topo)),
       routes_(topo_),
       flows_(routes_, topo_.packet_size),
       resolved_(std::move(resolved_config)),
-      reducers_(topo_.nodes.size(), nullptr) {
+      reducers_(topo_.nodes.size(), nullptr),
+      wired_(wired) {
   for (const TopoNode& n : topo_.nodes) nodes_.push_back(std::make_unique<Node>(sim, this, n));
-  build_links();
+  if (wired_) build_links();
   register_stats();
 }
 
@@ -29,14 +30,12 @@ bool Fabric::rotation_symmetric() const {
 }
 
 void Fabric::build_links() {
-  std::vector<uint32_t> hops_on(topo_.edges.size(), 0);
-  for (uint32_t s = 0; s < flows_.num_slots(); ++s) ++hops_on[flows_.slot(s).edge];
   inputs_.reserve(topo_.edges.size());
   for (size_t e = 0; e < topo_.edges.size(); ++e) {
     const TopoEdge& te = topo_.edges[e];
     Node& from = *nodes_[te.from];
     Node& to = *nodes_[te.to];
-    egress_.push_back(std::make_unique<Egress>(sim(), flows_, inputs_, hops_on[e]));
+    egress_.push_back(std::make_unique<Egress>(sim(), flows_, inputs_));
     OutPort<Packet>& out = from.add_out("to_" + to.name(), egress_.back().get());
     InPort<Packet>& in = to.add_in("from_" + from.name(), *this);
     auto link = std::make_unique<Link<Packet>>(sim(), &from, "to_" + to.name(), te.latency,
@@ -75,6 +74,7 @@ void Fabric::check_gpu(int gpu, const char* role) const {
 void Fabric::send(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag) {
   check_gpu(src, "source");
   check_gpu(dst, "destination");
+  if (!wired_) throw ModelError(path(), "send on a validation-only fabric (built without links)");
   const bool was_idle = src == dst || flows_.slot(flows_.first_slot(src, dst)).ready == 0;
   const uint32_t m = flows_.add(src, dst, bytes, rx, tag);
   Node& from = *nodes_[src];

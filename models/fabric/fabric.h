@@ -30,8 +30,10 @@ namespace t3sim::fabric {
 
 class Fabric final : public Component, public common::FabricApi, private Receiver<Packet> {
  public:
+  // `wired` = false builds the graph and the routes (every reachability check) but no links: a
+  // validation-only fabric (`t3sim check`) whose send() is a ModelError.
   Fabric(Simulator& sim, Component* parent, std::string name, Topology topo,
-         nlohmann::ordered_json resolved_config = {});
+         nlohmann::ordered_json resolved_config = {}, bool wired = true);
   ~Fabric() override;
 
   // common::FabricApi. Contract: see models/common/fabric_api.h; delivered() runs at the arrival
@@ -88,6 +90,7 @@ class Fabric final : public Component, public common::FabricApi, private Receive
   Counter messages_;
   Counter packets_;
   Counter expected_link_bytes_;
+  bool wired_ = true;
 };
 
 }  // namespace t3sim::fabric

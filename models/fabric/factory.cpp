@@ -6,11 +6,11 @@
 namespace t3sim::fabric {
 
 std::unique_ptr<Fabric> make_fabric(Simulator& sim, Component* parent, const ConfigNode& node,
-                                    std::string name, int system_gpus) {
+                                    std::string name, int system_gpus, bool wired) {
   FabricConfig cfg = parse_fabric_config(node, system_gpus);
   Topology topo = build_topology(cfg);
   return std::make_unique<Fabric>(sim, parent, std::move(name), std::move(topo),
-                                  std::move(cfg.resolved));
+                                  std::move(cfg.resolved), wired);
 }
 
 void register_fabric_models(Registry& registry) {

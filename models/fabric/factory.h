@@ -17,9 +17,10 @@
 
 namespace t3sim::fabric {
 
-// `system_gpus`: the machine's GPU count, see parse_fabric_config().
+// `system_gpus`: the machine's GPU count, see parse_fabric_config(); `wired`: see Fabric.
 std::unique_ptr<Fabric> make_fabric(Simulator& sim, Component* parent, const ConfigNode& node,
-                                    std::string name = "fabric", int system_gpus = 0);
+                                    std::string name = "fabric", int system_gpus = 0,
+                                    bool wired = true);
 
 void register_fabric_models(Registry& registry);
 

@@ -5,21 +5,32 @@
 namespace t3sim::fabric {
 
 FlowTable::FlowTable(const RouteTable& routes, Bytes packet_size)
-    : routes_(routes), packet_size_(packet_size), flows_(routes.num_flows()) {
+    : routes_(routes), packet_size_(packet_size) {
   if (packet_size.count() == 0 || packet_size.count() > std::numeric_limits<uint32_t>::max()) {
     throw ModelError("fabric", "packet_size must be between 1 B and 4 GiB");
   }
-  slots_.resize(routes.total_hops());
-  for (uint32_t f = 0; f < routes.num_flows(); ++f) {
-    const auto path = routes.path(f);
-    for (size_t h = 0; h < path.size(); ++h) {
-      Slot& s = slots_[routes.first_hop(f) + h];
-      s.edge = path[h];
-      s.upstream = h == 0 ? kNone : path[h - 1];
-      s.last_hop = h + 1 == path.size();
-    }
-  }
 }
+
+FlowTable::Flow& FlowTable::flow(int src, int dst) {
+  const auto [it, created] = flows_.try_emplace(routes_.flow(src, dst));
+  if (!created) return it->second;
+  const std::vector<uint32_t> path = routes_.path(src, dst);
+  if (slots_.size() + path.size() > std::numeric_limits<uint32_t>::max()) {
+    throw ModelError("fabric", "too many active routes (more than 2^32 hops in use)");
+  }
+  it->second.first = static_cast<uint32_t>(slots_.size());
+  it->second.hops = static_cast<uint32_t>(path.size());
+  for (size_t h = 0; h < path.size(); ++h) {
+    Slot s;
+    s.edge = path[h];
+    s.upstream = h == 0 ? kNone : path[h - 1];
+    s.last_hop = h + 1 == path.size();
+    slots_.push_back(s);
+  }
+  return it->second;
+}
+
+uint32_t FlowTable::first_slot(int src, int dst) { return flow(src, dst).first; }
 
 uint32_t FlowTable::allocate() {
   if (free_.empty()) {
@@ -41,15 +52,15 @@ uint32_t FlowTable::add(int src, int dst, Bytes bytes, common::FabricReceiver* r
   }
   msgs_[id] = Message{src, dst, bytes, static_cast<uint32_t>(packets), kNone, rx, tag};
   if (src == dst) return id;
-  Flow& f = flows_[routes_.flow(src, dst)];
+  Flow& f = flow(src, dst);
   if (f.tail != kNone) {
     msgs_[f.tail].next = id;
   } else {
     f.head = id;
   }
   f.tail = id;
-  const uint32_t first = first_slot(src, dst);
-  const uint32_t end = first + static_cast<uint32_t>(routes_.hops(src, dst));
+  const uint32_t first = f.first;
+  const uint32_t end = first + f.hops;
   for (uint32_t s = first; s < end; ++s) {
     if (slots_[s].cur_msg == kNone) {  // this hop has finished every earlier message
       slots_[s].cur_msg = id;
@@ -80,7 +91,7 @@ Packet FlowTable::take(uint32_t slot) {
 Message FlowTable::complete(uint32_t msg) {
   const Message m = msgs_[msg];
   if (m.src != m.dst) {
-    Flow& f = flows_[routes_.flow(m.src, m.dst)];
+    Flow& f = flows_.at(routes_.flow(m.src, m.dst));
     if (f.head != msg) throw ModelError("fabric", "message completed out of flow order");
     f.head = m.next;
     if (f.head == kNone) f.tail = kNone;

@@ -5,11 +5,13 @@
 // the wire is just (slot, message, bytes, last). Fidelity: messages split into `packet_size`
 // packets (last one shorter; an empty message is one empty packet). Contract: take() needs ready >
 // 0; messages of a flow complete in send order; ids are recycled (no allocation once at the peak in
-// flight).
+// flight). A flow's slots are created, contiguous, by its first message: memory follows the pairs
+// that talk, not num_gpus^2 x path length.
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "models/common/fabric_api.h"
@@ -54,6 +56,8 @@ class FlowTable {
 
   // A new message; for src != dst it joins its flow and hop 0 gets all its packets. Returns its id.
   uint32_t add(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag);
+  // The flow's first slot, creating its slots on first use (src != dst).
+  uint32_t first_slot(int src, int dst);
   // The next packet leaving `slot` (ready must be > 0); advances the cursor.
   Packet take(uint32_t slot);
   // One packet reached `slot`'s node; true if the slot was empty (its egress must be told).
@@ -63,7 +67,6 @@ class FlowTable {
 
   const Slot& slot(uint32_t s) const { return slots_[s]; }
   uint32_t num_slots() const { return static_cast<uint32_t>(slots_.size()); }
-  uint32_t first_slot(int src, int dst) const { return routes_.first_hop(routes_.flow(src, dst)); }
   const Message& message(uint32_t m) const { return msgs_[m]; }
   uint64_t messages_in_flight() const { return msgs_.size() - free_.size(); }
   Bytes packet_size() const { return packet_size_; }
@@ -72,13 +75,16 @@ class FlowTable {
   struct Flow {
     uint32_t head = kNone;
     uint32_t tail = kNone;
+    uint32_t first = 0;  // first slot
+    uint32_t hops = 0;
   };
   uint32_t allocate();
+  Flow& flow(int src, int dst);
 
   const RouteTable& routes_;
   Bytes packet_size_;
   std::vector<Slot> slots_;
-  std::vector<Flow> flows_;
+  std::unordered_map<uint32_t, Flow> flows_;  // by RouteTable::flow id, created on first use
   std::vector<Message> msgs_;
   std::vector<uint32_t> free_;
 };

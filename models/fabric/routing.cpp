@@ -10,10 +10,25 @@ namespace {
 
 constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
 
+// Edge i -> j of a fully connected build (builders.cpp): pairs (a < b) in row order, a -> b first.
+uint32_t direct_edge(int n, int i, int j) {
+  const int a = std::min(i, j);
+  const int b = std::max(i, j);
+  const uint64_t pair = static_cast<uint64_t>(a) * (2 * static_cast<uint64_t>(n) - a - 1) / 2 +
+                        static_cast<uint64_t>(b - a - 1);
+  return static_cast<uint32_t>(2 * pair + (i < j ? 0 : 1));
+}
+
 }  // namespace
 
 RouteTable::RouteTable(const Topology& topo)
-    : n_(topo.num_gpus), out_(topo.nodes.size()), in_(topo.nodes.size()) {
+    : topo_(&topo),
+      n_(topo.num_gpus),
+      direct_(topo.kind == "fully_connected" &&
+              topo.edges.size() == static_cast<size_t>(topo.num_gpus) * (topo.num_gpus - 1)) {
+  if (direct_) return;  // every pair has its own edge: the only one-hop route
+  out_.resize(topo.nodes.size());
+  in_.resize(topo.nodes.size());
   for (uint32_t e = 0; e < topo.edges.size(); ++e) {
     if (!topo.edges[e].routable) continue;
     out_[topo.edges[e].from].push_back(e);
@@ -23,37 +38,78 @@ RouteTable::RouteTable(const Topology& topo)
     std::stable_sort(list.begin(), list.end(),
                      [&](uint32_t a, uint32_t b) { return topo.edges[a].to < topo.edges[b].to; });
   }
-  begin_.assign(num_flows() + 1, 0);
-  bandwidth_.assign(num_flows(), Bandwidth::bytes_per_s(std::numeric_limits<uint64_t>::max()));
-  latency_.assign(num_flows(), Duration());
-  std::vector<std::vector<uint32_t>> dist(static_cast<size_t>(n_));
-  for (int d = 0; d < n_; ++d) dist[d] = distances_to(topo, static_cast<uint32_t>(d));
-  for (int s = 0; s < n_; ++s) {
-    for (int d = 0; d < n_; ++d) {
-      const uint32_t f = flow(s, d);
-      begin_[f] = static_cast<uint32_t>(edges_.size());
-      const std::vector<uint32_t>& dd = dist[d];
-      if (dd[s] == kUnreached) {
-        throw ModelError("fabric", "no route from gpu" + std::to_string(s) + " to gpu" +
-                                       std::to_string(d) + " in topology '" + topo.kind + "'");
-      }
-      for (uint32_t u = static_cast<uint32_t>(s); u != static_cast<uint32_t>(d);) {
-        // out_ is ordered by neighbour id, so the first edge one hop closer is the tie-break
-        // winner.
-        const auto it = std::find_if(out_[u].begin(), out_[u].end(),
-                                     [&](uint32_t e) { return dd[topo.edges[e].to] + 1 == dd[u]; });
-        const TopoEdge& e = topo.edges[*it];
-        edges_.push_back(*it);
-        bandwidth_[f] = std::min(bandwidth_[f], e.bandwidth);
-        latency_[f] += e.latency;
-        u = e.to;
-      }
-    }
-  }
-  begin_[num_flows()] = static_cast<uint32_t>(edges_.size());
+  next_.assign(static_cast<size_t>(n_) * topo.nodes.size(), kUnreached);
+  for (int d = 0; d < n_; ++d) fill_next_hops(static_cast<uint32_t>(d));
+  in_.clear();
+  in_.shrink_to_fit();
+  out_.clear();
+  out_.shrink_to_fit();
 }
 
-std::vector<uint32_t> RouteTable::distances_to(const Topology& topo, uint32_t dst) const {
+void RouteTable::fill_next_hops(uint32_t d) {
+  const Topology& topo = *topo_;
+  const std::vector<uint32_t> dist = distances_to(d);
+  for (int s = 0; s < n_; ++s) {
+    if (dist[static_cast<size_t>(s)] == kUnreached) {
+      throw ModelError("fabric", "no route from gpu" + std::to_string(s) + " to gpu" +
+                                     std::to_string(d) + " in topology '" + topo.kind + "'");
+    }
+  }
+  uint32_t* next = next_.data() + static_cast<size_t>(d) * topo.nodes.size();
+  for (uint32_t u = 0; u < topo.nodes.size(); ++u) {
+    if (u == d || dist[u] == kUnreached) continue;
+    // out_ is ordered by neighbour id, so the first edge one hop closer is the tie-break winner.
+    const auto it = std::find_if(out_[u].begin(), out_[u].end(),
+                                 [&](uint32_t e) { return dist[topo.edges[e].to] + 1 == dist[u]; });
+    next[u] = *it;
+  }
+}
+
+uint32_t RouteTable::next_edge(uint32_t at, int dst) const {
+  if (direct_) return direct_edge(n_, static_cast<int>(at), dst);
+  return next_[static_cast<size_t>(dst) * topo_->nodes.size() + at];
+}
+
+std::vector<uint32_t> RouteTable::path(int src, int dst) const {
+  std::vector<uint32_t> out;
+  for (auto u = static_cast<uint32_t>(src); u != static_cast<uint32_t>(dst);) {
+    const uint32_t e = next_edge(u, dst);
+    out.push_back(e);
+    u = topo_->edges[e].to;
+  }
+  return out;
+}
+
+int RouteTable::hops(int src, int dst) const {
+  int h = 0;
+  for (auto u = static_cast<uint32_t>(src); u != static_cast<uint32_t>(dst); ++h) {
+    u = topo_->edges[next_edge(u, dst)].to;
+  }
+  return h;
+}
+
+Bandwidth RouteTable::bandwidth(int src, int dst) const {
+  Bandwidth bw = Bandwidth::bytes_per_s(std::numeric_limits<uint64_t>::max());
+  for (auto u = static_cast<uint32_t>(src); u != static_cast<uint32_t>(dst);) {
+    const TopoEdge& e = topo_->edges[next_edge(u, dst)];
+    bw = std::min(bw, e.bandwidth);
+    u = e.to;
+  }
+  return bw;
+}
+
+Duration RouteTable::latency(int src, int dst) const {
+  Duration sum;
+  for (auto u = static_cast<uint32_t>(src); u != static_cast<uint32_t>(dst);) {
+    const TopoEdge& e = topo_->edges[next_edge(u, dst)];
+    sum += e.latency;
+    u = e.to;
+  }
+  return sum;
+}
+
+std::vector<uint32_t> RouteTable::distances_to(uint32_t dst) const {
+  const Topology& topo = *topo_;
   std::vector<uint32_t> dist(topo.nodes.size(), kUnreached);
   std::vector<uint32_t> frontier{dst};
   dist[dst] = 0;

@@ -1,14 +1,15 @@
 // Static shortest-path routing, computed once at build time: a breadth-first search from every
 // destination GPU over the routable edges, then each source walks towards the destination, taking
 // at every node the out-edge to the lowest-id neighbour that is one hop closer (lowest edge id
-// among parallel edges). Paths are stored flat, indexed by flow = src * num_gpus + dst, so the
-// run-time lookup is an array index, never a string or a map. Contract: one path per (src, dst)
-// pair (hence per-pair FIFO delivery), identical on every run; path(g, g) is empty; construction
-// throws ModelError if a pair is unreachable.
+// among parallel edges). Storage is compact: one next-hop edge per (destination GPU, node), so
+// memory is num_gpus x num_nodes words, never num_gpus^2 x path length; a fully connected fabric
+// (one direct edge per pair, found from its build order) stores nothing per pair. A path is
+// walked on demand. Contract: one path per (src, dst) pair (hence per-pair FIFO delivery),
+// identical on every run; path(g, g) is empty; construction throws ModelError if a pair is
+// unreachable.
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "models/fabric/topology.h"
@@ -24,27 +25,23 @@ class RouteTable {
   int num_gpus() const { return n_; }
   uint32_t flow(int src, int dst) const { return static_cast<uint32_t>(src * n_ + dst); }
   uint32_t num_flows() const { return static_cast<uint32_t>(n_ * n_); }
+  // First edge from node `at` towards GPU dst (at != dst).
+  uint32_t next_edge(uint32_t at, int dst) const;
   // Edge ids from src to dst, in order.
-  std::span<const uint32_t> path(int src, int dst) const { return path(flow(src, dst)); }
-  std::span<const uint32_t> path(uint32_t flow) const {
-    return {edges_.data() + begin_[flow], begin_[flow + 1] - begin_[flow]};
-  }
-  // Offset of a flow's first hop in the flat hop array (the FlowTable's slot numbering).
-  uint32_t first_hop(uint32_t flow) const { return begin_[flow]; }
-  uint32_t total_hops() const { return static_cast<uint32_t>(edges_.size()); }
-  int hops(int src, int dst) const { return static_cast<int>(path(src, dst).size()); }
+  std::vector<uint32_t> path(int src, int dst) const;
+  int hops(int src, int dst) const;
   // Narrowest edge on the path (unbounded for src == dst) and sum of edge latencies.
-  Bandwidth bandwidth(int src, int dst) const { return bandwidth_[flow(src, dst)]; }
-  Duration latency(int src, int dst) const { return latency_[flow(src, dst)]; }
+  Bandwidth bandwidth(int src, int dst) const;
+  Duration latency(int src, int dst) const;
 
  private:
-  std::vector<uint32_t> distances_to(const Topology& topo, uint32_t dst) const;
+  std::vector<uint32_t> distances_to(uint32_t dst) const;
+  void fill_next_hops(uint32_t dst);
 
+  const Topology* topo_;
   int n_ = 0;
-  std::vector<uint32_t> begin_;  // num_flows + 1 offsets into edges_
-  std::vector<uint32_t> edges_;
-  std::vector<Bandwidth> bandwidth_;
-  std::vector<Duration> latency_;
+  bool direct_ = false;         // fully connected: next_edge is computed, next_ is empty
+  std::vector<uint32_t> next_;  // [dst * num_nodes + node]: first edge towards dst
   std::vector<std::vector<uint32_t>> out_;  // routable out-edges per node, by (to, id)
   std::vector<std::vector<uint32_t>> in_;   // routable in-edges per node
 };

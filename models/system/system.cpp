@@ -47,13 +47,14 @@ std::string system_name(const ConfigDoc& doc) {
   return bind(system_params(), ConfigNode::root(doc)).str("name");
 }
 
-System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus)
+System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus, BuildFor purpose)
     : Component(sim, &sim.root(), "sys"), bound_(bind(system_params(), cfg)) {
   name_ = bound_.str("name");
   spec_ = gpu::bind_gpu(bound_.node("gpu"));
   const auto n = static_cast<int>(bound_.integer("gpus"));
-  active_ = active_gpus > 0 ? std::min(active_gpus, n) : n;
-  fabric_ = fabric::make_fabric(sim, this, bound_.node("fabric"), "fabric", n);
+  const bool check = purpose == BuildFor::kCheck;
+  active_ = check ? 1 : active_gpus > 0 ? std::min(active_gpus, n) : n;
+  fabric_ = fabric::make_fabric(sim, this, bound_.node("fabric"), "fabric", n, !check);
   if (fabric_->num_gpus() != n) {
     cfg.fail_key("fabric", "fabric connects " + std::to_string(fabric_->num_gpus()) +
                                " GPUs but \"gpus\" is " + std::to_string(n) + " (make them agree)");

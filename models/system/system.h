@@ -32,11 +32,17 @@ namespace t3sim::system {
 Params system_params();
 void register_system_models(Registry& r);
 
+// kCheck binds and validates everything a run would (parameters, sizes, routes, GPU 0's memory)
+// but builds memory for GPU 0 only and no fabric links: `t3sim check`, bounded at any GPU count
+// (a fully connected fabric has num_gpus^2 links). Such a system cannot run.
+enum class BuildFor { kRun, kCheck };
+
 class System : public Component {
  public:
   // `active_gpus` > 0 builds memory, DMA engines and CUs for GPUs [0, active_gpus) only (a
   // folded run, scenario.h); the others keep an address allocator and their fabric ports.
-  System(Simulator& sim, const ConfigNode& cfg, int active_gpus = 0);
+  System(Simulator& sim, const ConfigNode& cfg, int active_gpus = 0,
+         BuildFor purpose = BuildFor::kRun);
   ~System() override;
   gpu::Machine& machine() { return machine_; }
   int num_gpus() const { return static_cast<int>(gpus_.size()); }

@@ -30,7 +30,8 @@ ConfigDoc load_system(const Env& env, const std::string& name, const std::vector
 
 void check_system(const ConfigDoc& doc) {
   Simulator sim;
-  system::System sys(sim, ConfigNode::root(doc));  // binds the collectives and T3 settings too
+  // Binds the collectives and T3 settings too; no links, memory for GPU 0 only: bounded at 4096.
+  system::System sys(sim, ConfigNode::root(doc), 0, system::BuildFor::kCheck);
 }
 
 workload::Pass ar_pass(workload::Sublayer s) {

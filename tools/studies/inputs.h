@@ -20,7 +20,8 @@ namespace t3sim::studies {
 ConfigDoc load_system(const Env& env, const std::string& name, const std::vector<std::string>& sets,
                       int tp = 0);
 
-// Builds the system in a scratch simulator and binds its collectives and T3 settings.
+// Builds the system in a scratch simulator for validation (system::BuildFor::kCheck: no links,
+// memory for GPU 0 only) and binds its collectives and T3 settings.
 void check_system(const ConfigDoc& doc);
 
 struct SublayerChoice {

@@ -126,8 +126,10 @@ TEST(Collective, DirectBeatsRingOnASwitchForSmallSizes) {
 TEST(Collective, FewerChannelsAreSlowerWhenEachCuIsLatencyBound) {
   MachineOptions mo;
   mo.link = Bandwidth::gbps(1000);
-  mo.link_latency = Duration::us(4);
-  mo.cu_window = Bytes::kib(16);  // Little's law: ~16 KiB / ~4.3 us = ~4 GB/s per CU
+  // The window covers a piece's loads (its stores are posted): Little's law on the load latency,
+  // ~16 KiB / ~4 us = ~4 GB/s per CU.
+  mo.hbm_latency = Duration::us(4);
+  mo.cu_window = Bytes::kib(16);
   const uint64_t S = 32 << 20;
   const double c2 = run(mo, free_sync(), spec(Kind::kAllReduce, S, Protocol::kSimple, 2)).us;
   const double c8 = run(mo, free_sync(), spec(Kind::kAllReduce, S, Protocol::kSimple, 8)).us;

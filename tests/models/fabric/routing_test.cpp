@@ -5,6 +5,7 @@
 #include "fabric_test_util.h"
 #include "models/fabric/builders.h"
 #include "models/fabric/routing.h"
+#include "sim/errors.h"
 
 namespace t3sim::fabric {
 namespace {
@@ -18,6 +19,15 @@ std::vector<std::string> visits(const Fabric& f, int src, int dst) {
     out.push_back(f.topology().nodes[f.topology().edges[e].to].name);
   }
   return out;
+}
+
+// The graph of `topology` over `gpus` GPUs with 75 GB/s, 500 ns links.
+Topology graph(const std::string& topology, int gpus) {
+  FabricConfig c;
+  c.topology = topology;
+  c.gpus = gpus;
+  c.link = LinkSpec{Bandwidth::gbps(75), Duration::ns(500), Bytes::kib(64), 0};
+  return build_topology(c);
 }
 
 TEST(FabricRouting, RingNeighboursAreOneHopAndOppositeIsFour) {
@@ -106,11 +116,7 @@ TEST(FabricRouting, TwoLevelCrossesNicsAndRails) {
 }
 
 TEST(FabricRouting, RoutesAreIdenticalAcrossBuilds) {
-  FabricConfig c;
-  c.topology = "ring";
-  c.gpus = 16;
-  c.link = LinkSpec{Bandwidth::gbps(75), Duration::ns(500), Bytes::kib(64), 0};
-  const Topology t = build_topology(c);
+  const Topology t = graph("ring", 16);
   const RouteTable a(t);
   const RouteTable b(t);
   for (int s = 0; s < 16; ++s) {
@@ -128,6 +134,58 @@ TEST(FabricRouting, SingleGpuFabricHasNoLinks) {
   h.send(0, 0, 100, 1);
   h.run();
   EXPECT_EQ(h.rx.log.size(), 1u);
+}
+
+// Large regular fabrics build with compact routes: a next hop per (destination, node), none at
+// all for the full mesh; paths are walked on demand and flows get their slots on first use.
+TEST(FabricRoutingScale, RingOf1024GpusBuildsAndRoutes) {
+  testing::Harness h(testing::ring_cfg(1024));
+  EXPECT_EQ(h.fabric->num_links(), 2048u);
+  EXPECT_EQ(h.fabric->hops(0, 512), 512);  // opposite side: the tie goes to gpu1
+  EXPECT_EQ(h.fabric->hops(0, 1023), 1);
+  EXPECT_EQ(h.fabric->hops(700, 100), 424);  // 700 -> 1023 -> 0 -> 100 the short way
+  const auto p = h.fabric->routes().path(0, 512);
+  EXPECT_EQ(h.fabric->topology().edges[p.front()].to, 1u);
+  EXPECT_EQ(h.fabric->path_latency(0, 512), Duration::ns(500 * 512));
+  h.send(3, 515, 1 << 20, 7);  // 512 hops
+  h.run();
+  ASSERT_EQ(h.rx.log.size(), 1u);
+  EXPECT_EQ(h.fabric->total_link_bytes(), uint64_t{512} << 20);
+}
+
+TEST(FabricRoutingScale, UnidirectionalRingOf1024GpusGoesTheLongWay) {
+  nlohmann::json cfg = testing::ring_cfg(1024);
+  cfg["bidirectional"] = false;
+  testing::Harness h(cfg);
+  EXPECT_EQ(h.fabric->hops(0, 1023), 1);
+  EXPECT_EQ(h.fabric->hops(0, 1), 1023);
+}
+
+TEST(FabricRoutingScale, FullMeshPathIsTheDirectEdge) {
+  const int n = 37;
+  const Topology t = graph("fully_connected", n);
+  const RouteTable r(t);
+  for (int s = 0; s < n; ++s) {
+    for (int d = 0; d < n; ++d) {
+      const auto p = r.path(s, d);
+      ASSERT_EQ(p.size(), s == d ? 0u : 1u) << s << "->" << d;
+      if (s == d) continue;
+      EXPECT_EQ(t.edges[p[0]].from, static_cast<uint32_t>(s));
+      EXPECT_EQ(t.edges[p[0]].to, static_cast<uint32_t>(d));
+    }
+  }
+}
+
+TEST(FabricRoutingScale, UnwiredFabricRoutesButCannotSend) {
+  testing::Harness wired(testing::ring_cfg(64));
+  Simulator sim;
+  const ConfigDoc doc = config_from_json(testing::ring_cfg(64), "<test>",
+                                         {std::string(T3SIM_SOURCE_DIR) + "/configs"});
+  auto f = make_fabric(sim, &sim.root(), ConfigNode::root(doc), "fabric", 0, false);
+  EXPECT_EQ(f->num_links(), 0u);
+  EXPECT_EQ(f->hops(5, 40), wired.fabric->hops(5, 40));
+  EXPECT_EQ(f->path_latency(5, 40), wired.fabric->path_latency(5, 40));
+  EXPECT_THROW(f->send(0, 1, Bytes(64), nullptr, 0), ModelError);
 }
 
 }  // namespace
