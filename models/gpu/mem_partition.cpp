@@ -45,7 +45,7 @@ class MemPartition::Slice final : public common::MemClient {
   void mem_done(const common::MemRequest& fwd) override {
     const auto slot = static_cast<uint32_t>(fwd.tag);
     const common::MemRequest orig = p_.slots_[slot];
-    p_.free_.push_back(slot);
+    p_.slots_.release(slot);
     const bool was = full();
     if (orig.cmd == common::MemCmd::kRead) mshr_bytes_ -= orig.bytes;
     p_.full_changed(was, full());
@@ -73,7 +73,7 @@ class MemPartition::Slice final : public common::MemClient {
     explicit WriteBack(Slice& s) : s_(s) {}
     void mem_done(const common::MemRequest& fwd) override {
       const auto slot = static_cast<uint32_t>(fwd.tag);
-      s_.p_.free_.push_back(slot);
+      s_.p_.slots_.release(slot);
       s_.p_.written_back();
     }
     void mem_retry() override {
@@ -240,23 +240,12 @@ bool MemPartition::try_issue(const common::MemRequest& req) {
     wb.client = nullptr;
     wb.write_back = false;
     ++outstanding_;
-    slice.dirty(store_slot(wb));
+    slice.dirty(slots_.acquire(wb));
     return true;
   }
   miss_bytes_.inc(req.bytes);
-  slice.miss(store_slot(r));
+  slice.miss(slots_.acquire(r));
   return true;
-}
-
-uint32_t MemPartition::store_slot(const common::MemRequest& r) {
-  if (free_.empty()) {
-    slots_.push_back(r);
-    return static_cast<uint32_t>(slots_.size() - 1);
-  }
-  const uint32_t slot = free_.back();
-  free_.pop_back();
-  slots_[slot] = r;
-  return slot;
 }
 
 Tick MemPartition::reserve_hit(uint64_t addr, uint64_t bytes, common::TrafficClass cls) {

@@ -37,6 +37,7 @@
 #include "models/gpu/gpu_spec.h"
 #include "sim/component.h"
 #include "sim/event.h"
+#include "sim/slot_pool.h"
 
 namespace t3sim::gpu {
 
@@ -66,7 +67,6 @@ class MemPartition final : public Component, public common::MemTarget {
   friend class Slice;
   void completed(const common::MemRequest& req);
   void written_back();
-  uint32_t store_slot(const common::MemRequest& r);
   void full_changed(bool was, bool is) {
     if (was != is) full_slices_ += is ? 1 : static_cast<uint32_t>(-1);
   }
@@ -79,11 +79,10 @@ class MemPartition final : public Component, public common::MemTarget {
   common::MemTarget& dram_;
   const common::ChannelMap& map_;
   std::vector<std::unique_ptr<Slice>> slices_;
-  std::vector<common::MemRequest> slots_;  // DRAM-bound requests in flight (original form)
-  std::vector<uint32_t> free_;
-  uint32_t refused_ = 0;        // slice of the last refusal
-  bool refused_dirty_ = false;  // the last refusal was for a full write-back buffer
-  uint32_t full_slices_ = 0;    // slices refusing requests now
+  SlotPool<common::MemRequest> slots_;  // DRAM-bound requests in flight (original form)
+  uint32_t refused_ = 0;                // slice of the last refusal
+  bool refused_dirty_ = false;          // the last refusal was for a full write-back buffer
+  uint32_t full_slices_ = 0;            // slices refusing requests now
   size_t outstanding_ = 0;
   std::array<uint64_t, common::kNumTrafficClasses> in_{};
   std::array<uint64_t, common::kNumTrafficClasses> out_{};
