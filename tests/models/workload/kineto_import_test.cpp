@@ -97,13 +97,13 @@ TEST(KinetoImport, CollectiveSizeFromRecordParamComms) {
   EXPECT_EQ(t.ops[1].kind, OpKind::kFixed);  // send/recv is not a TP collective
 }
 
-TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointer) {
+TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointerWhenStrict) {
   const nlohmann::json no_size = {
       {"traceEvents",
        {{{"ph", "M"}, {"name", "process_name"}},
         kernel("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 9)}}};
   try {
-    import_kineto(no_size, "n.json");
+    import_kineto(no_size, "n.json", {.strict = true});
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.pointer(), "/traceEvents/1/args");
@@ -112,9 +112,35 @@ TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointer) {
   const nlohmann::json no_dims = {
       {"traceEvents",
        {cpu_op("aten::mm", 5, nlohmann::json::object()), kernel("gemm", 1.0, 2.0, 7, 5)}}};
-  EXPECT_THROW(import_kineto(no_dims, "d.json"), ConfigError);
+  EXPECT_THROW(import_kineto(no_dims, "d.json", {.strict = true}), ConfigError);
   EXPECT_THROW(import_kineto({{"traceEvents", nlohmann::json::array()}}, "e.json"), ConfigError);
   EXPECT_THROW(import_kineto({{"events", nlohmann::json::array()}}, "e.json"), ConfigError);
+}
+
+// Lenient (the default): the same ops stay fixed, each reason is one grouped warning naming the
+// first op's pointer, and the rest of the file imports.
+TEST(KinetoImport, UnmodellableOpsStayFixedWithGroupedWarnings) {
+  const nlohmann::json trace = {
+      {"traceEvents",
+       {cpu_op("aten::mm", 5, nlohmann::json::object()), kernel("gemm_a", 1.0, 2.0, 7, 5),
+        cpu_op("aten::mm", 6, kBmmArgs), kernel("gemm_b", 4.0, 2.0, 7, 6),
+        kernel("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevComm*)", 7.0, 5.0, 20, 9),
+        kernel("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevComm*)", 13.0, 5.0, 20, 10),
+        cpu_op("aten::bmm", 11, kBmmArgs), kernel("gemm_c", 20.0, 3.0, 7, 11)}}};
+  const KinetoImport k = import_kineto_profile(trace, "l.json");
+  ASSERT_EQ(k.trace.ops.size(), 5u);
+  EXPECT_EQ(k.trace.ops[0].kind, OpKind::kFixed);  // aten::mm without Input Dims
+  EXPECT_EQ(k.trace.ops[1].kind, OpKind::kFixed);  // aten::mm with a batched operand
+  EXPECT_EQ(k.trace.ops[4].kind, OpKind::kGemm);   // the bmm still imports
+  ASSERT_EQ(k.summary.warnings.size(), 2u);
+  EXPECT_EQ(k.summary.warnings[0].count, 2);
+  EXPECT_EQ(k.summary.warnings[0].pointer, "/traceEvents/0/args");
+  EXPECT_EQ(k.summary.warnings[1].count, 2);
+  EXPECT_NE(k.summary.warnings[1].reason.find("message size"), std::string::npos);
+  EXPECT_NEAR(k.summary.simulated_share(), 100.0 * 3.0 / 17.0, 1e-9);
+  const auto lines = format_warnings(k.summary, "l.json");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].rfind("warning: l.json: 2 kernels", 0), 0u) << lines[1];
 }
 
 TEST(KinetoImport, UnlinkedKernelsAreFixedOps) {
