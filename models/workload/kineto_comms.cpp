@@ -71,6 +71,41 @@ std::optional<SizeSource> from_input_dims(const nlohmann::json* args, const std:
   return s;
 }
 
+// c10d::_allgather_base_ / c10d::_reduce_scatter_base_ record [output, input] dims: the full
+// buffer and the shard, so the group is their ratio (distributedInfo's world size may be larger).
+std::optional<SizeSource> from_base_op(const nlohmann::json& op, const std::string& pointer) {
+  const std::string name = kineto_string(op, "name");
+  const bool gather = name == "c10d::_allgather_base_";
+  if (!gather && name != "c10d::_reduce_scatter_base_") return std::nullopt;
+  const nlohmann::json* args = kineto_args(op);
+  if (args == nullptr) return std::nullopt;
+  const auto dims = args->find("Input Dims");
+  const auto types = args->find("Input type");
+  if (dims == args->end() || !dims->is_array() || dims->size() < 2 || types == args->end() ||
+      !types->is_array() || types->empty() || !(*types)[0].is_string()) {
+    return std::nullopt;
+  }
+  std::int64_t n[2] = {1, 1};
+  for (int t = 0; t < 2; ++t) {
+    const nlohmann::json& shape = (*dims)[static_cast<std::size_t>(t)];
+    if (!shape.is_array() || shape.empty()) return std::nullopt;
+    for (const nlohmann::json& d : shape) {
+      if (!d.is_number_integer() || d.get<std::int64_t>() < 1) return std::nullopt;
+      if (d.get<std::int64_t>() > kMaxSize / n[t]) return std::nullopt;
+      n[t] *= d.get<std::int64_t>();
+    }
+  }
+  const std::int64_t full = gather ? n[0] : n[1];
+  const std::int64_t shard = gather ? n[1] : n[0];
+  if (full % shard != 0) return std::nullopt;
+  SizeSource s;
+  s.in = full;
+  s.dtype = dtype_from_torch_name((*types)[0].get<std::string>());
+  s.group = full / shard;
+  s.pointer = pointer + "/args/Input Dims";
+  return s;
+}
+
 bool is_comm_op(std::string_view name) {
   return name == "record_param_comms" || name.starts_with("nccl:") || name.starts_with("c10d::");
 }
@@ -121,6 +156,9 @@ CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index
   for (auto it = launch.stack.rbegin(); it != launch.stack.rend() && !size; ++it) {
     if (!is_comm_op(kineto_string(events[*it], "name"))) continue;
     size = from_nelems(kineto_args(events[*it]), event_pointer(*it) + "/args");
+  }
+  for (auto it = launch.stack.rbegin(); it != launch.stack.rend() && !size; ++it) {
+    size = from_base_op(events[*it], event_pointer(*it));
   }
   for (auto it = launch.stack.rbegin(); it != launch.stack.rend() && !size; ++it) {
     const std::string op_name = kineto_string(events[*it], "name");

@@ -1,9 +1,11 @@
 // The collective behind one NCCL/RCCL kernel of a Kineto trace. Its kind comes from, in order:
 // the launching record_param_comms "Collective name", a "c10d::"/"nccl:" host op around the launch,
 // the kernel name (ncclDevKernel_Generic names none). Its size from: the kernel's own "In/Out msg
-// nelems" + "dtype" (PyTorch >= 2.1), the record_param_comms' nelems, else the "Input Dims" and
-// "Input type" of the nccl:/record_param_comms op (older PyTorch: the input tensor; an all-gather's
-// input is one shard). Its group from "Group size", else the trace's distributedInfo.world_size.
+// nelems" + "dtype" (PyTorch >= 2.1), the record_param_comms' nelems, the [output, input] "Input
+// Dims" of c10d::_allgather_base_ / _reduce_scatter_base_ (full buffer and shard: their ratio is
+// the group), else the "Input Dims" and "Input type" of the nccl:/record_param_comms op (older
+// PyTorch: the input tensor; an all-gather's input is one shard). Its group from "Group size",
+// else that ratio, else the trace's distributedInfo.world_size.
 // Exact when the fields are present; a kernel that lacks any of them is reported, not guessed.
 // Source: PyTorch ProcessGroupNCCL record_param_comms; HolisticTraceAnalysis tests/data traces.
 #pragma once

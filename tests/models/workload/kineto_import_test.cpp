@@ -97,6 +97,23 @@ TEST(KinetoImport, CollectiveSizeFromRecordParamComms) {
   EXPECT_EQ(t.ops[1].kind, OpKind::kFixed);  // send/recv is not a TP collective
 }
 
+// Older PyTorch: no nelems anywhere, but c10d::_allgather_base_ records [output, input] dims, so
+// the full buffer and the group (their ratio) are known, whatever the world size.
+TEST(KinetoImport, AllGatherSizedFromTheBaseOpDims) {
+  const nlohmann::json dims = {{"Input Dims", {{64, 16}, {16}}},
+                               {"Input type", {"float", "float"}}};
+  const nlohmann::json trace = {
+      {"distributedInfo", {{"world_size", 128}}},
+      {"traceEvents",
+       {cpu_op("c10d::_allgather_base_", 3, dims),
+        kernel("ncclDevKernel_AllGather_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 3)}}};
+  const Trace t = import_kineto(trace, "ag.json");
+  ASSERT_EQ(t.ops.size(), 1u);
+  EXPECT_EQ(t.ops[0].kind, OpKind::kAllGather);
+  EXPECT_EQ(t.ops[0].bytes, 64 * 16 * 4);
+  EXPECT_EQ(t.ops[0].tp_group, 64);
+}
+
 TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointerWhenStrict) {
   const nlohmann::json no_size = {
       {"traceEvents",

@@ -93,7 +93,10 @@ TEST(KinetoReal, KindFromTheHostOpNotTheKernelName) {
   const KinetoImport k = import_file("hta_reduce_scatter_sendrecv.json");
   const auto rs = of_kind(k.trace, OpKind::kReduceScatter);
   ASSERT_FALSE(rs.empty());
-  EXPECT_EQ(rs[0]->tp_group, 16);
+  // c10d::_reduce_scatter_base_ records [output 8192x384, input 65536x384]: a group of 8 (the
+  // world has 16 ranks), the full buffer 65536 x 384 floats.
+  EXPECT_EQ(rs[0]->tp_group, 8);
+  EXPECT_EQ(rs[0]->bytes, std::int64_t{65536} * 384 * 4);
   EXPECT_EQ(category(k.summary, KernelCategory::kCollective).ops,
             static_cast<std::int64_t>(rs.size()) +
                 static_cast<std::int64_t>(of_kind(k.trace, OpKind::kAllGather).size() +
