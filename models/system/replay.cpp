@@ -368,7 +368,11 @@ ReplayResult replay_trace(const ConfigDoc& doc, const Trace& trace, const std::s
   const auto order = schedule_order(trace, g, partner, file);
   Simulations sims(doc, options, r.gpus);
   r.ops.resize(trace.ops.size());
-  for (int u : order) place(trace, g, partner, u, sims, r.ops);
+  size_t placed = 0;
+  for (int u : order) {
+    place(trace, g, partner, u, sims, r.ops);
+    if (options.progress) options.progress(++placed, order.size());
+  }
   for (const auto& op : r.ops) r.total_us = std::max(r.total_us, op.end_us());
   r.simulations = sims.runs;
   r.memo_hits = sims.hits;

@@ -8,12 +8,15 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/common.h"
+#include "cli/trace_options.h"
 #include "models/collectives/collective.h"
 #include "models/system/system.h"
+#include "sim/atomic_file.h"
 #include "sim/errors.h"
 #include "tools/studies/probes.h"
 #include "validation/lib/validation_sets.h"
@@ -80,6 +83,7 @@ struct Options {
   std::vector<std::string> sets;
   collectives::CollectiveSpec base;  // everything but the size
   int gpus = 0;                      // group size
+  TraceCli trace;                    // --trace-out: a timeline of the largest size
 };
 
 Options parse(const Args& args, bool& help) {
@@ -104,6 +108,7 @@ Options parse(const Args& args, bool& help) {
       "float | half | bfloat16 | double | int8")(
       "compare", po::value(&o.compare), "measured CSV: size_bytes,time_us,algbw_gbps,busbw_gbps")(
       "verbose,v", po::bool_switch(&o.verbose), "a comment line per size: choices, wall time");
+  o.trace.add(desc);
   po::positional_options_description pos;
   pos.add("test", 1);
   po::variables_map vm;
@@ -151,6 +156,8 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
   bool help = false;
   Options o = parse(args, help);
   if (help) return 0;
+  TimelineOptions trace_options;
+  const std::string trace_path = o.trace.resolve(trace_options);
   const ConfigDoc doc = load_system(env, o.system, o.sets);
   const int total = system::system_gpus(doc);
   o.gpus = o.gpus == 0 ? total : o.gpus;
@@ -174,7 +181,11 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     const auto t0 = std::chrono::steady_clock::now();
     collectives::CollectiveSpec spec = o.base;
     spec.bytes = bytes;
-    const studies::CollectiveProbe p = studies::probe_collective(doc, spec);
+    const bool last = s * o.factor > static_cast<double>(o.hi) * (1 + 1e-9);
+    std::optional<Timeline> tl;
+    if (last && !trace_path.empty()) tl.emplace(trace_options);
+    const studies::CollectiveProbe p = studies::probe_collective(doc, spec, tl ? &*tl : nullptr);
+    if (tl) write_file_atomic(trace_path, tl->json());
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double algbw = static_cast<double>(bytes) / (p.time_us * 1e3);
