@@ -88,8 +88,9 @@ void Timeline::async(uint32_t track, std::string_view name, Tick start, Tick end
 
 void Timeline::level(uint32_t counter, Tick at, double value) {
   Counter& c = counters_[counter];
-  // Several changes at one tick: only the last one is visible, so it replaces the others.
-  if (c.last != SIZE_MAX && events_[c.last].ts_ps == at.ps()) {
+  // Several changes within one nanosecond (the trace's resolution): only the last is visible, so it
+  // replaces the others and the samples keep rising in time.
+  if (c.last != SIZE_MAX && events_[c.last].ts_ps / 1000 == at.ps() / 1000) {
     events_[c.last].value = value;
     return;
   }

@@ -4,7 +4,6 @@
 // least two of its events were recorded, one that can start it and one that can end it.
 #include <algorithm>
 #include <cstdio>
-#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -14,11 +13,9 @@
 namespace t3sim {
 namespace {
 
-std::string us(uint64_t ps) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ps) / 1e6);
-  return buf;
-}
+// Microseconds with nanosecond resolution, truncated (not rounded) to the nanosecond, so that
+// times keep their order and the recorder's per-nanosecond merging matches what is written.
+std::string us(uint64_t ps) { return fmt::format("{}.{:03}", ps / 1'000'000, ps / 1000 % 1000); }
 
 std::string num(double v) {
   char buf[40];
@@ -47,7 +44,8 @@ void Timeline::write_event(std::string& out, const Ev& e,
   const bool flow = e.flow != 0 && flow_ok[e.flow] != 0;
   if (e.ph == 'X') {
     out += ",\n{\"ph\":\"X\",\"tid\":" + std::to_string(e.tid) + head + ",\"ts\":" + us(e.ts_ps) +
-           ",\"dur\":" + us(e.end_ps - e.ts_ps) + (flow ? flow_fields(e.flow, e.role) : "") + "}";
+           ",\"dur\":" + us(e.end_ps / 1000 * 1000 - e.ts_ps / 1000 * 1000) +
+           (flow ? flow_fields(e.flow, e.role) : "") + "}";
   } else if (e.ph == 'b') {
     const std::string id = ",\"cat\":\"transfer\",\"id\":\"0x" + fmt::format("{:x}", e.tid) + "\"";
     const std::string what = quoted(names_[static_cast<size_t>(e.value)]);

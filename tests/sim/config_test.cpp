@@ -329,9 +329,6 @@ TEST(ConfigHelpers, NearestName) {
   EXPECT_EQ(nearest_name("anything", {}), "");
 }
 
-}  // namespace
-}  // namespace t3sim
-
 // --set may add a key the file omits when the schema declares it (system::system_declares for
 // systems): only the last key, only in an existing object; an undeclared key is still refused.
 TEST_F(Config, SetAddsAKeyTheSchemaDeclares) {
@@ -351,3 +348,6 @@ TEST_F(Config, SetAddsAKeyTheSchemaDeclares) {
   EXPECT_THROW(apply_override(doc, "list.3=1", anything), ConfigError);    // arrays do not grow
   EXPECT_THROW(apply_override(doc, "hbm.update=nmc"), ConfigError) << "no schema: must exist";
 }
+
+}  // namespace
+}  // namespace t3sim

@@ -47,13 +47,14 @@ void print_fabric(const ConfigDoc& doc) {
     ++classes[{from + " -> " + to, e.bandwidth.bytes_per_second()}];
   }
   for (const auto& [k, n] : classes) {
-    std::printf("  built edges: %d x %s at %s", n, k.first.c_str(),
+    std::printf("  built edges: %d x %s at %s\n", n, k.first.c_str(),
                 format_bandwidth(Bandwidth::bytes_per_s(k.second)).c_str());
-    if (cfg.nvswitch && k.second < cfg.link.bandwidth.bytes_per_second()) {
-      std::printf(" (the switch port caps the %s link)",
-                  format_bandwidth(cfg.link.bandwidth).c_str());
-    }
-    std::printf("\n");
+  }
+  if (cfg.nvswitch && cfg.nvswitch->port_bandwidth <= cfg.link.bandwidth) {
+    std::printf(
+        "  GPU links run at min(link, switch port): the switch port caps them at %s, so "
+        "a faster fabric.link.bandwidth changes nothing\n",
+        format_bandwidth(cfg.nvswitch->port_bandwidth).c_str());
   }
 }
 

@@ -21,10 +21,11 @@ namespace {
 
 const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
 
-// T-NLG FC-2 at TP 8: M = seq_len 1024 tokens, N = hidden 4256, K = 4 x 4256 / 8.
+// T-NLG FC-2 at TP 8 as `t3sim sublayer` runs it: M = 8192 tokens (seq_len 1024 x micro-batch
+// 8), N = hidden 4256, K = 4 x 4256 / 8.
 SublayerSpec tnlg_fc2() {
   SublayerSpec s;
-  s.shape = {1024, 4256, 2128};
+  s.shape = {8192, 4256, 2128};
   return s;
 }
 
