@@ -41,7 +41,7 @@ expect_exit 2 "$t3sim" sublayer "${small[@]}" --mode t3 --trace-out "$tmp/x.json
 /usr/bin/python3 - "$tmp/t.json" "$tmp/bad.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
-x = next(e for e in t["traceEvents"] if e["ph"] == "X")
+x = next(e for e in t["traceEvents"] if e["ph"] == "X" and e["dur"] >= 0.01)
 y = dict(x, ts=x["ts"] + x["dur"] / 2, dur=x["dur"] * 2 + 1)
 t["traceEvents"].append(y)
 json.dump(t, open(sys.argv[2], "w"))
