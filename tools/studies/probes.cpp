@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "models/collectives/kinds.h"
 #include "models/fabric/fabric.h"
 #include "models/system/scenario.h"
 #include "models/system/system.h"
@@ -131,7 +132,7 @@ CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::Col
 }
 
 double busbw_factor(collectives::Kind kind, int ranks) {
-  return (kind == collectives::Kind::kAllReduce ? 2.0 : 1.0) * (ranks - 1) / ranks;
+  return collectives::busbw_factor(kind, ranks);
 }
 
 }  // namespace t3sim::studies
