@@ -87,6 +87,7 @@ int cmd_sublayer(const Args& args, const Env& env) {
   c.spec.decompose_chunks = chunks;
   c.spec.fold = !vm["full"].as<bool>();
   const system::SublayerResult r = system::run_sublayer(doc, c.spec, *mode, opts);
+  trace.note_deprecated();
   auto j = system::to_json(r);
   if (vm["json"].as<bool>()) {
     nlohmann::ordered_json out;

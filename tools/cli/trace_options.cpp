@@ -28,8 +28,6 @@ std::string TraceCli::resolve(TimelineOptions& opt) const {
   if (!legacy.empty() && !out.empty()) {
     throw UsageError("--trace is the old name of --trace-out: give only --trace-out");
   }
-  if (!legacy.empty())
-    std::fprintf(stderr, "t3sim: note: --trace is deprecated, use --trace-out\n");
   const std::string path = out.empty() ? legacy : out;
   opt.detail_gpus = gpus;
   opt.max_events = max_events;
@@ -41,6 +39,11 @@ std::string TraceCli::resolve(TimelineOptions& opt) const {
   if (opt.bin < Duration::ns(100)) throw UsageError("--trace-bin must be at least 100 ns");
   if (!path.empty()) output_target(path);  // a FIFO or folder is refused before the run
   return path;
+}
+
+void TraceCli::note_deprecated() const {
+  if (!legacy.empty())
+    std::fprintf(stderr, "t3sim: note: --trace is deprecated, use --trace-out\n");
 }
 
 void check_traceable(const std::string& path, system::Mode mode) {
