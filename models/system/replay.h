@@ -25,7 +25,7 @@ struct ReplayOptions {
   uint32_t ar_cus = 16;           // cu-split: CUs given to the all-reduce kernel
   uint32_t decompose_chunks = 4;  // decomposed: GEMM chunks
   // Called after each op is placed (done, total), for a progress line; may be empty.
-  std::function<void(size_t, size_t)> progress;
+  std::function<void(size_t, size_t)> progress{};
 };
 
 struct ReplayOp {
