@@ -168,7 +168,8 @@ bool is_annotation_key(std::string_view key) {
          (!key.empty() && key.front() == '$');
 }
 
-nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer) {
+nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer,
+                                const KeyDeclared& declared) {
   // Walk the pointer so a miss names the deepest existing object and the nearest key.
   nlohmann::json* cur = &doc.root;
   std::string walked;
@@ -181,6 +182,9 @@ nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer) {
       cur = &(*cur)[key];
     } else if (index && *index < cur->size()) {
       cur = &(*cur)[*index];
+    } else if (declared && end == pointer.size() && cur->is_object() && !key.empty() &&
+               declared(walked + "/" + token)) {
+      cur = &(*cur)[key];  // declared by the schema, left out by the file: added
     } else {
       std::vector<std::string> names;
       if (cur->is_object()) {
@@ -189,8 +193,10 @@ nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer) {
       const std::string hint = nearest_name(key, names);
       throw ConfigError(doc.file, walked + "/" + token,
                         "--set: no such key '" + key + "'" +
-                            (hint.empty() ? std::string(" (overrides must hit an existing key)")
-                                          : " (did you mean '" + hint + "'?)"));
+                            (!hint.empty() ? " (did you mean '" + hint + "'?)"
+                             : declared    ? std::string(" (neither in the file nor a declared "
+                                                            "parameter: `t3sim describe` lists them)")
+                                           : std::string(" (overrides must hit an existing key)")));
     }
     walked += "/" + token;
     begin = end + 1;
@@ -198,7 +204,7 @@ nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer) {
   return *cur;
 }
 
-void apply_override(ConfigDoc& doc, std::string_view assignment) {
+void apply_override(ConfigDoc& doc, std::string_view assignment, const KeyDeclared& declared) {
   const size_t eq = assignment.find('=');
   if (eq == std::string_view::npos || eq == 0) {
     throw ConfigError("--set", "", "expected PATH=VALUE, got '" + std::string(assignment) + "'");
@@ -210,7 +216,7 @@ void apply_override(ConfigDoc& doc, std::string_view assignment) {
     throw ConfigError("--set", pointer,
                       "the value is not valid UTF-8 text; retype it (check the shell's locale)");
   }
-  nlohmann::json* cur = &override_target(doc, pointer);
+  nlohmann::json* cur = &override_target(doc, pointer, declared);
   std::string target = pointer;
   if (cur->is_object() && cur->contains("value") && !value.is_object()) {
     cur = &(*cur)["value"];

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -31,14 +32,20 @@ ConfigDoc load_config(const std::filesystem::path& path,
 ConfigDoc config_from_json(const nlohmann::json& j, const std::string& file_label,
                            const std::vector<std::filesystem::path>& search_dirs = {});
 
-// Applies "a.b.c=value" or "/a/b/c=value". The key must already exist; the value is parsed as JSON
-// when it is valid JSON, otherwise taken as a string. Throws ConfigError naming the key and a
-// suggestion.
-void apply_override(ConfigDoc& doc, std::string_view assignment);
+// Whether a schema declares the key at a JSON pointer (e.g. system::system_declares).
+using KeyDeclared = std::function<bool(const std::string& pointer)>;
+
+// Applies "a.b.c=value" or "/a/b/c=value". The key must already exist, unless `declared` says the
+// schema declares it (only the last key may be missing, in an existing object: it is added). The
+// value is parsed as JSON when it is valid JSON, otherwise taken as a string. Throws ConfigError
+// naming the key and a suggestion.
+void apply_override(ConfigDoc& doc, std::string_view assignment,
+                    const KeyDeclared& declared = nullptr);
 
 // The existing value at `pointer` (as to_json_pointer makes it) in `doc`. A miss, or a malformed
 // pointer, is a ConfigError naming the deepest existing key and the nearest name.
-nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer);
+nlohmann::json& override_target(ConfigDoc& doc, const std::string& pointer,
+                                const KeyDeclared& declared = nullptr);
 
 // Converts "a.b.0.c" or "/a/b/0/c" to a JSON pointer string.
 std::string to_json_pointer(std::string_view path);

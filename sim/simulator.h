@@ -15,7 +15,7 @@
 #include "sim/event_queue.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
-#include "sim/trace.h"
+#include "sim/timeline.h"
 
 namespace t3sim {
 
@@ -55,8 +55,8 @@ class Simulator {
 
   Rng rng(std::string_view stream) const { return Rng(seed_, stream); }
   // Optional Perfetto trace sink (nullptr = tracing off; models test it before emitting).
-  void set_tracer(TraceWriter* t) { tracer_ = t; }
-  TraceWriter* tracer() const { return tracer_; }
+  void set_timeline(Timeline* t) { timeline_ = t; }
+  Timeline* timeline() const { return timeline_; }
   void set_output_dir(std::filesystem::path dir) { out_dir_ = std::move(dir); }
   const std::filesystem::path& output_dir() const { return out_dir_; }
 
@@ -71,7 +71,7 @@ class Simulator {
   bool stopped_ = false;
   bool elaborated_ = false;
   std::filesystem::path out_dir_ = ".";
-  TraceWriter* tracer_ = nullptr;
+  Timeline* timeline_ = nullptr;
 };
 
 }  // namespace t3sim

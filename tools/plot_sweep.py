@@ -3,6 +3,7 @@
 
 Usage: /usr/bin/python3 tools/plot_sweep.py RESULTS.csv --out DIR [--x AXIS] [--y AXIS]
            [--metric COLUMN] [--baseline-mode sequential] [--facet COLUMN]
+           [--figures heatmap,lines] [--formats png,pdf,svg]
 
 RESULTS.csv has one row per sweep point: one column per sweep axis (config paths such as
 `fabric.link.bandwidth`, or plain names such as `model`, `tp`, `mode`, `sublayer`), then the result
@@ -16,7 +17,9 @@ Writes into DIR (created if needed), STEM being RESULTS.csv's name without its e
   STEM_lines.png    mean speedup vs --x, one line per mode (band: min..max over the other axes),
                     one panel per value of --facet when given.
 Axis values sort by their numeric value when they have one ("150 GB/s" < "1.2 TB/s"), otherwise
-keep the order in which they first appear. PNGs are written to a temporary file and renamed.
+keep the order in which they first appear. Each figure is written in every --formats format (PNG
+at 200 dpi and PDF by default; colour-blind-safe palettes), to a temporary file then renamed, mode
+0666 less the umask.
 Exit status 2 with a one-line message for unknown columns, modes or unreadable input.
 """
 
@@ -29,7 +32,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # plot_t3: the shared mode colours/labels and atomic save; importing it selects the Agg backend.
-from plot_t3 import mode_color, mode_label, norm_mode, save_atomic, sort_modes  # noqa: E402
+from plot_t3 import FORMATS, KNOWN_FORMATS, mode_color, mode_label, norm_mode, parse_list  # noqa: E402,E501
+from plot_t3 import save_atomic, sort_modes  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -313,12 +317,21 @@ def parse_args(argv):
     p.add_argument("--metric", default="total_us", metavar="COLUMN")
     p.add_argument("--baseline-mode", default="sequential", metavar="MODE")
     p.add_argument("--facet", metavar="COLUMN")
+    p.add_argument("--figures", default="heatmap,lines", metavar="LIST",
+                   help="comma-separated figures to draw (default: heatmap,lines)")
+    p.add_argument("--formats", default="png,pdf", metavar="LIST",
+                   help="comma-separated output formats (default png,pdf): png, pdf, svg")
     return p.parse_args(argv)
 
 
 def main(argv):
     args = parse_args(argv)  # argparse exits 2 itself on bad usage
     try:
+        try:
+            figures = parse_list(args.figures, ["heatmap", "lines"], "figure")
+            FORMATS[:] = parse_list(args.formats, KNOWN_FORMATS, "format")
+        except ValueError as e:
+            raise UsageError(str(e))
         rows, others, mode_col, modes, base = load(args.results, args)
         recs = compute_speedups(rows, others, mode_col, base, args.metric)
         if not recs:
@@ -340,7 +353,9 @@ def main(argv):
         return 2
     stem = os.path.splitext(os.path.basename(args.results))[0] or "sweep"
     x_vals = values[x] if x else ["(all points)"]
-    if x is None:
+    if "heatmap" not in figures:
+        pass
+    elif x is None:
         print(f"{PROG}: no sweep axis has more than one value; skipping the heatmap",
               file=sys.stderr)
     else:
@@ -348,6 +363,8 @@ def main(argv):
         plot_heatmap(recs, modes, base, x, y, args.metric, args.out, f"{stem}_heatmap.png",
                      x_vals, y_vals)
     f_vals = values[args.facet] if args.facet else [None]
+    if "lines" not in figures:
+        return 0
     plot_lines(recs, modes, base, x, args.facet, args.metric, args.out, f"{stem}_lines.png",
                x_vals, f_vals)
     return 0

@@ -1,15 +1,18 @@
 #!/usr/bin/python3
 """Plot the T3 reproduction's figures from the CSV files `t3sim reproduce` writes.
 
-Usage: /usr/bin/python3 tools/plot_t3.py DIR
+Usage: /usr/bin/python3 tools/plot_t3.py DIR [--figures fig6,fig16,...] [--formats png,pdf,svg]
+                                              [--list]
 
-Reads DIR/{fig6,fig16,large_models,fig17,fig18,e2e}.csv and writes the matching PNGs into DIR
-(fig6.png, fig16.png, fig16_breakdown.png, large_models.png, fig17.png, fig18.png, e2e.png).
-A figure whose CSV is missing is skipped with a message on stderr. Every PNG is written to a
-temporary file in DIR first and renamed into place, so a reader never sees a half-written image.
+Reads DIR/{fig6,fig16,large_models,fig17,fig18,e2e}.csv and writes the matching figures into DIR
+(fig6, fig16, fig16_breakdown, large_models, fig17, fig18, e2e), each as PNG (200 dpi) and PDF by
+default (--formats), in the colour-blind-safe Okabe-Ito and Tol palettes. --figures picks which to
+draw (--list names them). A figure whose CSV is missing is skipped with a message on stderr. Every
+file is written to a temporary file in DIR first and renamed into place, so a reader never sees a
+half-written image; its mode is 0666 less the umask (0644 under the usual umask 022).
 
 Exit status: 0 when every figure whose CSV exists was drawn, 1 when some figure failed, 2 when DIR
-does not exist or the arguments are wrong. Needs only the standard library, numpy and matplotlib
+does not exist or the arguments are wrong (an unknown figure or format). Needs only the standard library, numpy and matplotlib
 (run with Debian's /usr/bin/python3).
 """
 
@@ -36,15 +39,17 @@ PROG = "plot_t3"
 # ---------------------------------------------------------------------------------------------
 # Shared style: one colour per mode in every figure (plot_sweep.py imports these too).
 
+# Colour-blind-safe: the Okabe-Ito palette (Okabe & Ito, "Color Universal Design", 2008), told
+# apart under deuteranopia, protanopia and tritanopia; bars also carry black edges.
 MODE_COLORS = {
-    "sequential": "#8c8c8c",  # grey
-    "ideal": "#2ca02c",  # green
-    "ideal-nmc": "#98df8a",  # light green
-    "t3": "#ff7f0e",  # orange
-    "t3-mca": "#1f77b4",  # blue
-    "cu-split": "#9467bd",  # purple
-    "decomposed": "#8c564b",  # brown
-    "t3-direct": "#e377c2",  # pink
+    "sequential": "#999999",  # grey
+    "ideal": "#009E73",  # bluish green
+    "ideal-nmc": "#56B4E9",  # sky blue
+    "t3": "#E69F00",  # orange
+    "t3-mca": "#0072B2",  # blue
+    "cu-split": "#CC79A7",  # reddish purple
+    "decomposed": "#D55E00",  # vermillion
+    "t3-direct": "#F0E442",  # yellow
 }
 MODE_LABELS = {
     "sequential": "Sequential",
@@ -58,20 +63,24 @@ MODE_LABELS = {
 }
 MODE_ORDER = ["sequential", "cu-split", "decomposed", "ideal", "ideal-nmc", "t3", "t3-direct",
               "t3-mca"]
-_FALLBACK_COLORS = ["#17becf", "#bcbd22", "#d62728", "#7f7f7f", "#aec7e8", "#ffbb78"]
+# Further modes: Paul Tol's colour-blind-safe "muted" scheme.
+_FALLBACK_COLORS = ["#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677",
+                    "#882255", "#AA4499"]
 
 # DRAM traffic classes (Figs. 17 and 18).
 TRAFFIC_CLASSES = ["gemm_read", "gemm_write", "gemm_update", "rs_read", "rs_write", "rs_update",
                    "ag_read", "ag_write"]
+# Traffic classes: Paul Tol's "muted" scheme (colour-blind safe), GEMM blue-green, RS red-purple,
+# AG olive-sand.
 TRAFFIC_COLORS = {
-    "gemm_read": "#4e79a7",
-    "gemm_write": "#a0cbe8",
-    "gemm_update": "#76b7b2",
-    "rs_read": "#e15759",
-    "rs_write": "#ff9d9a",
-    "rs_update": "#f28e2b",
-    "ag_read": "#59a14f",
-    "ag_write": "#b6e39a",
+    "gemm_read": "#332288",
+    "gemm_write": "#88CCEE",
+    "gemm_update": "#44AA99",
+    "rs_read": "#882255",
+    "rs_write": "#CC6677",
+    "rs_update": "#AA4499",
+    "ag_read": "#117733",
+    "ag_write": "#DDCC77",
 }
 TRAFFIC_LABELS = {
     "gemm_read": "GEMM read",
@@ -174,23 +183,36 @@ def file_mode():
     return 0o666 & ~mask
 
 
-def save_atomic(fig, out_dir, name, dpi=130):
-    """savefig() to a temporary file in out_dir, then os.replace() it onto out_dir/name."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out_dir)
-    os.close(fd)
+# Output formats of every figure (--formats): a raster for screens and a vector one for papers.
+FORMATS = ["png", "pdf"]
+PNG_DPI = 200
+
+
+def save_atomic(fig, out_dir, name):
+    """Writes the figure once per format in FORMATS (name's extension replaced): savefig() to a
+    temporary file in out_dir, mode 0666 less the umask, then os.replace() onto the final name."""
+    stem = os.path.splitext(name)[0]
     try:
-        fig.savefig(tmp, format="png", dpi=dpi, bbox_inches="tight")
-        os.chmod(tmp, file_mode())
-        os.replace(tmp, os.path.join(out_dir, name))
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        for fmt in FORMATS:
+            final = f"{stem}.{fmt}"
+            fd, tmp = tempfile.mkstemp(prefix=f".{final}.", suffix=".tmp", dir=out_dir)
+            os.close(fd)
+            try:
+                # metadata: no creation date, so the same data gives the same PDF/SVG bytes
+                meta = {"CreationDate": None} if fmt == "pdf" else \
+                    {"Date": None} if fmt == "svg" else {}
+                fig.savefig(tmp, format=fmt, dpi=PNG_DPI, bbox_inches="tight", metadata=meta)
+                os.chmod(tmp, file_mode())
+                os.replace(tmp, os.path.join(out_dir, final))
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+            print(os.path.join(out_dir, final))
     finally:
         plt.close(fig)
-    print(os.path.join(out_dir, name))
 
 
 def read_csv(path, required, figure):
@@ -318,7 +340,7 @@ def plot_fig6(d):
     pts = ordered_points(rows)
     by = {point_key(r): r for r in rows}
     series_def = [("ideal_x", MODE_COLORS["ideal"], "Ideal overlap (isolated speeds)"),
-                  ("cu8_x", "#c5b0d5", "AR on 8 CUs, GEMM on 72 CUs"),
+                  ("cu8_x", "#882255", "AR on 8 CUs, GEMM on 72 CUs"),
                   ("cu16_x", MODE_COLORS["cu-split"], "AR on 16 CUs, GEMM on 64 CUs")]
     labels = [point_tick(p) for p in pts] + ["Geomean"]
     series = []
@@ -329,7 +351,7 @@ def plot_fig6(d):
     fig, ax = plt.subplots(figsize=(fig_width(len(labels), 3), 4.8))
     x, gw, _ = grouped_bars(ax, labels, series)
     model_spans(ax, x[:-1], [p[0] for p in pts], tick_block_pt(ax, 2))
-    ref_colors = {"ideal_x": MODE_COLORS["ideal"], "cu8_x": "#b5a0d8",
+    ref_colors = {"ideal_x": MODE_COLORS["ideal"], "cu8_x": "#882255",
                   "cu16_x": MODE_COLORS["cu-split"]}
     for col, val, label in PAPER_FIG6:
         ax.axhline(val, color=ref_colors[col], linestyle="--", linewidth=1.1, label=label)
@@ -409,8 +431,8 @@ def plot_fig16_breakdown(d, rows):
     pts = ordered_points(rows)
     modes = sort_modes([r["mode"] for r in rows])
     by = {(point_key(r), r["mode"]): r for r in rows}
-    comps = [("gemm_us", "GEMM", "#4e79a7"), ("rs_exposed_us", "Exposed RS", "#e15759"),
-             ("ag_us", "AG", "#59a14f")]
+    comps = [("gemm_us", "GEMM", "#332288"), ("rs_exposed_us", "Exposed RS", "#CC6677"),
+             ("ag_us", "AG", "#117733")]
     n = len(pts)
     ncols = min(4, n)
     nrows = (n + ncols - 1) // ncols
@@ -653,25 +675,67 @@ def plot_e2e(d):
     save_atomic(fig, d, "e2e.png")
 
 
-FIGURES = [plot_fig6, plot_fig16, plot_large, plot_fig17, plot_fig18, plot_e2e]
+# Figure name (--figures) -> the function that draws it and the files it writes.
+FIGURES = {
+    "fig6": (plot_fig6, "fig6"),
+    "fig16": (plot_fig16, "fig16, fig16_breakdown"),
+    "large_models": (plot_large, "large_models"),
+    "fig17": (plot_fig17, "fig17"),
+    "fig18": (plot_fig18, "fig18"),
+    "e2e": (plot_e2e, "e2e"),
+}
+KNOWN_FORMATS = ["png", "pdf", "svg"]
+
+
+def parse_list(text, known, what):
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [t for t in items if t not in known]
+    if bad or not items:
+        raise ValueError(f"unknown {what} '{','.join(bad) or text}' (known: {', '.join(known)})")
+    return list(dict.fromkeys(items))
+
+
+def parse_args(argv):
+    import argparse
+    p = argparse.ArgumentParser(prog="plot_t3.py", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", metavar="DIR", nargs="?", help="the reproduction's output directory")
+    p.add_argument("--figures", default=",".join(FIGURES), metavar="LIST",
+                   help="comma-separated figures to draw (default: all): " + ", ".join(FIGURES))
+    p.add_argument("--formats", default="png,pdf", metavar="LIST",
+                   help="comma-separated output formats (default png,pdf): png, pdf, svg")
+    p.add_argument("--list", action="store_true", help="list the figures and exit")
+    args = p.parse_args(argv)
+    if args.dir is None and not args.list:
+        p.error("the following arguments are required: DIR")
+    return args
 
 
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2 if len(argv) != 2 else 0
-    d = argv[1]
+    args = parse_args(argv[1:])  # argparse exits 2 itself on bad usage
+    if args.list:
+        for name, (_, files) in FIGURES.items():
+            print(f"{name:13s} {files}")
+        return 0
+    try:
+        names = parse_list(args.figures, FIGURES, "figure")
+        FORMATS[:] = parse_list(args.formats, KNOWN_FORMATS, "format")
+    except ValueError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+    d = args.dir
     if not os.path.isdir(d):
         print(f"{PROG}: {d}: no such directory", file=sys.stderr)
         return 2
     load_paper_refs(d)
     failed = 0
-    for f in FIGURES:
+    for name in names:
+        f = FIGURES[name][0]
         try:
             f(d)
         except Exception as e:  # one broken CSV must not stop the other figures
             failed += 1
-            warn(f"{f.__name__[5:]}: failed: {type(e).__name__}: {e}")
+            warn(f"{name}: failed: {type(e).__name__}: {e}")
     return 1 if failed else 0
 
 

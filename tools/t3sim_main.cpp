@@ -37,7 +37,9 @@ constexpr Entry kCommands[] = {
     {"calibrate", t3sim::cli::cmd_calibrate, "fit preset parameters to measurements"},
     {"run", t3sim::cli::cmd_run, "build a system config, run it, dump stats"},
     {"check", t3sim::cli::cmd_check, "validate config files"},
-    {"describe", t3sim::cli::cmd_describe, "parameters, ports and stats of component types"},
+    {"describe", t3sim::cli::cmd_describe,
+     "component types, systems (what a config resolves to), the run format"},
+    {"modes", t3sim::cli::cmd_modes, "what each execution mode runs and what it bounds"},
     {"version", t3sim::cli::cmd_version, "print the version"},
 };
 

@@ -142,6 +142,7 @@ void CuExecutor::advance(uint32_t l) {
     if (!can_begin(l, op)) return;
     begin(op);
     ls.begun = true;
+    ls.began = x_.sim.now();
   }
   const uint64_t fan = std::max<uint64_t>({1, op.sends, op.recvs});
   while (ls.issued < op.bytes) {

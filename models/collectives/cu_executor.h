@@ -38,6 +38,7 @@ class CuExecutor final : public CollectiveExecutor,
     uint64_t issued = 0;  // payload bytes of the current op whose pieces started
     uint64_t completed = 0;
     bool begun = false;    // the current op passed its start checks and claimed its slots
+    Tick began;            // when it did (timeline only)
     bool syncing = false;  // paying the step latency
     bool in_window_queue = false;
   };

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/collectives/cu_executor.h"
+#include "models/collectives/step_trace.h"
 
 namespace t3sim::collectives {
 
@@ -12,6 +13,7 @@ void CuExecutor::op_synced(uint64_t l) {
   LaneState& ls = lanes_[l];
   const Lane& lane = s.lanes[l];
   const Op& op = s.ops[lane.first_op + ls.op];
+  if (Timeline* tl = x_.sim.timeline()) trace_step(*tl, lane, op, ls.op, ls.began, x_.sim.now());
   for (uint16_t k = 0; k < op.sends; ++k) {
     const uint32_t c = s.send_conn(op, k);
     if (s.conns[c].inter_node) {  // the proxy flags it once the data has crossed the network

@@ -44,6 +44,7 @@ void Egress::try_send() {
   if (s.ready > 0) push(slot);           // round robin: back of the queue
   const Tick end = out_->send(p, Bytes(p.bytes));
   busy_ += end - now;
+  if (trace_counter_ != UINT32_MAX) sim_.timeline()->bytes(trace_counter_, now, end, p.bytes);
   if (count_ > 0) sim_.schedule(wake_ev_, end);
   // Last: returning the credit may make the upstream egress send at once (re-entrantly).
   if (upstream != kNone) inputs_[upstream]->release();

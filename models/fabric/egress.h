@@ -34,6 +34,8 @@ class Egress final : public CreditListener {
     try_send();
   }
   void credit_available() override { try_send(); }
+  // Timeline: the bytes this direction sends go to counter `id` (sim/timeline.h).
+  void trace_to(uint32_t id) { trace_counter_ = id; }
   uint32_t queued_flows() const { return count_; }
   Duration busy() const { return busy_; }
   // Packets queued, link idle, no credit: blocked on the downstream buffer.
@@ -57,6 +59,7 @@ class Egress final : public CreditListener {
   uint32_t head_ = 0;
   uint32_t count_ = 0;
   Duration busy_;
+  uint32_t trace_counter_ = UINT32_MAX;  // none
   MemberEvent<Egress, &Egress::wake> wake_ev_;
 };
 

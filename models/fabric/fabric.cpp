@@ -42,6 +42,11 @@ void Fabric::build_links() {
                                                te.bandwidth, te.credits);
     link->connect(out, in);
     egress_.back()->bind(out, *link);
+    if (Timeline* tl = sim().timeline()) {  // bandwidth of each link direction
+      const bool gpu = te.from < static_cast<uint32_t>(topo_.num_gpus);
+      egress_.back()->trace_to(tl->counter(gpu ? static_cast<int>(te.from) : Timeline::kFabricPid,
+                                           "link " + from.name() + " -> " + to.name() + " GB/s"));
+    }
     const Egress* eg = egress_.back().get();
     const Simulator* s = &sim();
     link->stats().add_formula(

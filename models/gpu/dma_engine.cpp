@@ -114,6 +114,7 @@ void DmaEngines::access_done(uint64_t tag) {
     r.contrib = ds.d.contrib;
     r.done = this;
     r.tag = tag | kLanded;
+    r.flow = ds.d.flow;
     remote_.post(r);
     return;
   }
@@ -122,8 +123,10 @@ void DmaEngines::access_done(uint64_t tag) {
   ds.landed += chunk;
   bytes_.inc(chunk);
   if (ds.landed == ds.d.bytes) {
-    if (TraceWriter* tr = sim().tracer()) {
-      tr->complete(gpu_, 1000 + static_cast<int>(e), "dma", ds.first, now() - ds.first);
+    if (Timeline* tl = sim().timeline()) {
+      tl->async(tl->track(gpu_, "DMA engine " + std::to_string(e)),
+                "to GPU " + std::to_string(ds.d.dst_gpu), ds.first, now(), ds.d.flow,
+                FlowRole::kThrough);
     }
     const DmaDescriptor d = ds.d;
     free_.push_back(s);

@@ -31,6 +31,7 @@ struct DmaDescriptor {
   uint16_t contrib = 1;
   AccessDone* done = nullptr;
   uint64_t tag = 0;
+  uint64_t flow = 0;  // timeline flow arrow (sim/timeline.h), 0 = none
 };
 
 struct DmaSpec {

@@ -31,6 +31,7 @@
 #include "models/gpu/mem_stream.h"
 #include "models/gpu/remote_memory.h"
 #include "sim/component.h"
+#include "sim/timeline.h"
 
 namespace t3sim::gpu {
 
@@ -110,6 +111,7 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   void split_done(uint32_t wg);
   void reduce(uint32_t wg);
   void release(uint32_t wg);
+  void trace_wg(Timeline& tl, uint32_t w) const;
   void store(uint32_t wg);
   uint32_t phases_total() const { return phases_ * plan_.split_k; }
   uint32_t slice_id_a(uint32_t tile, uint32_t phase) const;

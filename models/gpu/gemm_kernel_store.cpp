@@ -55,13 +55,19 @@ void GemmKernel::reduce(uint32_t w) {
   reads_.submit(a);
 }
 
+// Timeline: WG slot w's run on its CU group's track (16 CUs per group).
+void GemmKernel::trace_wg(Timeline& tl, uint32_t w) const {
+  const uint32_t group = w / spec_.wgs_per_cu / 16;
+  const std::string track =
+      "CUs " + std::to_string(group * 16) + "-" + std::to_string(group * 16 + 15);
+  tl.async(tl.track(gpu_, track), name(), wgs_[w].started, now());
+}
+
 // Frees WG slot w and dispatches more work.
 void GemmKernel::release(uint32_t w) {
   Wg& wg = wgs_[w];
   wg.busy = false;
-  if (TraceWriter* tr = sim().tracer()) {
-    tr->complete(gpu_, static_cast<int>(w), name(), wg.started, now() - wg.started);
-  }
+  if (Timeline* tl = sim().timeline()) trace_wg(*tl, w);
   free_wgs_.push_back(w);
 }
 

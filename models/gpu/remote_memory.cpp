@@ -1,6 +1,7 @@
 #include "models/gpu/remote_memory.h"
 
 #include "sim/errors.h"
+#include "sim/simulator.h"
 
 namespace t3sim::gpu {
 
@@ -83,7 +84,8 @@ void RemoteMemory::unpark(int dst) {
 }
 
 void RemoteMemory::land(uint32_t tag) {
-  const RemoteAccess& a = slots_[tag];
+  RemoteAccess& a = slots_[tag];
+  a.landing = now();
   Access acc;
   acc.addr = a.addr;
   acc.bytes = a.bytes;
@@ -98,6 +100,11 @@ void RemoteMemory::land(uint32_t tag) {
 
 void RemoteMemory::access_done(uint64_t tag) {
   const RemoteAccess a = slots_[tag];
+  if (Timeline* tl = sim().timeline(); tl != nullptr && a.src != a.dst) {
+    tl->async(tl->track(a.dst, "remote updates"),
+              "from GPU " + std::to_string(a.src) + " " + std::string(common::to_string(a.cls)),
+              a.landing, now(), a.flow, FlowRole::kIn);
+  }
   landed_[static_cast<size_t>(a.dst)] += a.bytes;
   slots_.release(static_cast<uint32_t>(tag));
   --live_;

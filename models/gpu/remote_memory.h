@@ -34,6 +34,8 @@ struct RemoteAccess {
   uint16_t contrib = 1;             // partial sums carried (reduce-scatter bookkeeping)
   AccessDone* done = nullptr;
   uint64_t tag = 0;
+  uint64_t flow = 0;  // timeline flow arrow (sim/timeline.h), 0 = none
+  Tick landing;       // when it reached the destination's ingress (timeline only)
 };
 
 // Admission check at a destination's ingress (the T3 tracker): an UPDATE refused here is parked

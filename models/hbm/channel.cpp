@@ -247,6 +247,7 @@ void Channel::settle(Tick now) {
       env_.stats.nmc_busy_ps.inc(transfer_time(Bytes(served), env_.timing.nmc).count_ps());
     }
     env_.stats.on_service(seg_start_, h.req, served);
+    if (!env_.trace_counters.empty()) trace_service(h.req.cls, end, served);
     policy_->on_service(h.req, served, seg_start_, end);
     last_end_ = end;
   }
@@ -255,6 +256,15 @@ void Channel::settle(Tick now) {
   bytes_[qi] -= served;
   serving_ = -1;
   if (h.remaining == 0) finish_transfer(static_cast<int>(qi));
+}
+
+// Timeline: the bytes served, by traffic class and by stack (bandwidth counters).
+void Channel::trace_service(common::TrafficClass cls, Tick end, uint64_t served) {
+  Timeline& tl = *env_.sim.timeline();
+  const auto& ids = env_.trace_counters;
+  tl.bytes(ids[static_cast<size_t>(cls)], seg_start_, end, served);
+  tl.bytes(ids[common::kNumTrafficClasses + index_ / env_.channels_per_stack], seg_start_, end,
+           served);
 }
 
 void Channel::finish_transfer(int q) {

@@ -56,6 +56,9 @@ struct ChannelEnv {
   HbmStats& stats;
   common::UpdateObserver* observer = nullptr;
   uint64_t outstanding = 0;  // accepted and not yet completed, all channels
+  // Timeline counters (sim/timeline.h), empty when off: one per traffic class, then one per stack.
+  std::vector<uint32_t> trace_counters{};
+  uint32_t channels_per_stack = 1;
 };
 
 class Channel {
@@ -72,6 +75,7 @@ class Channel {
   // Replaces the policy and re-arbitrates (the new policy may issue what the old one held back).
   void set_policy(std::unique_ptr<ArbitrationPolicy> p);
   const ArbitrationPolicy& policy() const { return *policy_; }
+  void set_index(uint32_t index) { index_ = index; }
   uint32_t queued() const { return entries_; }
   size_t in_service() const {
     return pipelines_[0].size() + pipelines_[1].size() + (serving_ >= 0 ? 1 : 0);
@@ -106,6 +110,7 @@ class Channel {
   // enough for 64 B requests to hide tRCD + tRP behind a 2 KiB row's transfer).
   static constexpr size_t kLookahead = 16;
   void finish_transfer(int q);
+  void trace_service(common::TrafficClass cls, Tick end, uint64_t served);
   void on_complete();
   void schedule_completion();
   void wake_waiters(BusDir d);
@@ -113,6 +118,7 @@ class Channel {
   void on_readmit();
 
   ChannelEnv& env_;
+  uint32_t index_ = 0;  // within the Hbm (its stack is index_ / channels_per_stack)
   std::unique_ptr<ArbitrationPolicy> policy_;
   std::array<RingBuffer<Queued>, kNumSubQueues> queues_;
   std::array<uint64_t, kNumSubQueues> bytes_{};  // bytes not yet on the bus, per sub-queue

@@ -27,7 +27,23 @@ Hbm::Hbm(Simulator& sim, Component* parent, std::string name, HbmConfig cfg)
   if (make == nullptr) throw ModelError(this->path(), "unknown policy '" + policy_ + "'");
   for (uint32_t c = 0; c < cfg_.channels(); ++c) {
     channels_.push_back(std::make_unique<Channel>(env_, (*make)(shape())));
+    channels_.back()->set_index(c);
   }
+}
+
+void Hbm::trace_as(int pid) {
+  Timeline* tl = sim().timeline();
+  if (tl == nullptr) return;
+  env_.trace_counters.clear();
+  for (size_t c = 0; c < common::kNumTrafficClasses; ++c) {
+    const auto cls = static_cast<common::TrafficClass>(c);
+    env_.trace_counters.push_back(
+        tl->counter(pid, "HBM " + std::string(common::to_string(cls)) + " GB/s"));
+  }
+  for (uint32_t s = 0; s < cfg_.stacks; ++s) {
+    env_.trace_counters.push_back(tl->counter(pid, "HBM stack " + std::to_string(s) + " GB/s"));
+  }
+  env_.channels_per_stack = cfg_.channels_per_stack;
 }
 
 ChannelShape Hbm::shape() const {

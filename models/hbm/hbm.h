@@ -41,6 +41,8 @@ class Hbm final : public Component, public common::MemTarget {
   // Switches every channel to policy `name` (an entry of policy_table()) with fresh state (MCA
   // re-measures); ModelError for an unknown name.
   void set_policy(std::string_view name);
+  // Timeline (when the simulator records one): bandwidth counters under process `pid`.
+  void trace_as(int pid);
   const std::string& policy() const { return policy_; }
   const ArbitrationPolicy& channel_policy(uint32_t ch) const { return channels_[ch]->policy(); }
   // Called once for every completed UPDATE with tile != kNoTile (before the client's mem_done).

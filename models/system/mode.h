@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "sim/config.h"
-#include "sim/trace.h"
+#include "sim/timeline.h"
 
 namespace t3sim::system {
 
@@ -58,7 +58,7 @@ struct ModeRun {
   const SublayerSpec& spec;
   const ModeSpec& mode;
   const RunOptions& opts;
-  TraceWriter* tracer;
+  Timeline* tracer;
   bool fold;
 };
 

@@ -253,7 +253,11 @@ ReplayResult replay_trace(const ConfigDoc& doc, const Trace& trace, const std::s
   const auto order = schedule_order(trace, g, partner, file);
   Simulations sims(doc, options, r.gpus);
   r.ops.resize(trace.ops.size());
-  for (int u : order) place(trace, g, partner, u, sims, r.ops);
+  size_t placed = 0;
+  for (int u : order) {
+    place(trace, g, partner, u, sims, r.ops);
+    if (options.progress) options.progress(++placed, order.size());
+  }
   if (options.mode != Mode::kSequential &&
       std::none_of(partner.begin(), partner.end(), [](int p) { return p >= 0; })) {
     r.warnings.push_back(

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct ReplayOptions {
   Mode mode = Mode::kSequential;  // how fused GEMM + all-reduce pairs execute
   uint32_t ar_cus = 16;           // cu-split: CUs given to the all-reduce kernel
   uint32_t decompose_chunks = 4;  // decomposed: GEMM chunks
+  // Called after each op is placed (done, total), for a progress line; may be empty.
+  std::function<void(size_t, size_t)> progress{};
 };
 
 struct ReplayOp {

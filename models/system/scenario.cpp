@@ -10,15 +10,16 @@
 
 namespace t3sim::system {
 
-Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, bool fold)
+Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, Timeline* tracer, bool fold)
     : sim_(seed), file_(doc.file), fold_(fold) {
-  sim_.set_tracer(tracer);
+  sim_.set_timeline(tracer);
   system_ = std::make_unique<System>(sim_, ConfigNode::root(doc), fold_ ? 1 : 0);
   if (fold_ && !system_->fabric().rotation_symmetric()) {
     throw common::FoldError("the '" + system_->fabric().topology().kind +
                             "' fabric is not the same from every GPU");
   }
   if (fold_) machine().remote->fold(nullptr);
+  if (tracer != nullptr) name_processes(*tracer, active());
   const auto txn = static_cast<uint32_t>(spec().txn.count());
   for (int g = 0; g < active(); ++g) {
     common::MemTarget& hbm = system_->memory(g);  // through the L2 front end when it is on
@@ -27,10 +28,12 @@ Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, boo
                                                       static_cast<uint16_t>(g), issuers));
     stores_.push_back(std::make_unique<gpu::MemStream>(hbm, txn, spec().store_window,
                                                        static_cast<uint16_t>(g), issuers));
-    if (tracer != nullptr) {
-      tracer->process_name(g, "GPU " + std::to_string(g));
-    }
   }
+}
+
+void name_processes(Timeline& tl, int gpus) {
+  for (int g = 0; g < gpus; ++g) tl.process(g, "GPU " + std::to_string(g));
+  tl.process(Timeline::kFabricPid, "fabric");
 }
 
 namespace {

@@ -51,7 +51,7 @@ struct GemmWgTime {
 
 class Scenario {
  public:
-  Scenario(const ConfigDoc& doc, uint64_t seed, TraceWriter* tracer, bool fold = false);
+  Scenario(const ConfigDoc& doc, uint64_t seed, Timeline* tracer, bool fold = false);
   Simulator& sim() { return sim_; }
   System& system() { return *system_; }
   gpu::Machine& machine() { return system_->machine(); }
@@ -95,6 +95,9 @@ class Scenario {
   std::vector<std::unique_ptr<gpu::GemmKernel>> kernels_;
   int serial_ = 0;
 };
+
+// Timeline process names: "GPU g" for each GPU, and the fabric's own process.
+void name_processes(Timeline& tl, int gpus);
 
 // Whether a run on this system can fold, asked before building it: the system's fabric must be
 // rotation-symmetric (its topology says so) and the work must run on CUs (a DMA-engine collective

@@ -59,7 +59,7 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
                             const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   check_sublayer_collectives(doc);
-  auto tracer = opts.trace_path.empty() ? nullptr : std::make_unique<TraceWriter>();
+  auto tracer = opts.trace_path.empty() ? nullptr : std::make_unique<Timeline>(opts.trace_options);
   const ModeSpec& row = mode_spec(mode);
   // A trace shows every GPU; composed modes let each piece decide.
   const bool fold = spec.fold && !tracer && row.simulated && can_fold(doc, row);

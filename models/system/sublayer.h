@@ -40,9 +40,10 @@ struct SublayerSpec {
 inline uint64_t output_bytes(const SublayerSpec& s) { return s.shape.m * s.shape.n * s.elem_bytes; }
 
 struct RunOptions {
-  std::string trace_path;  // Perfetto trace of the main run ("" = off)
-  bool timeline = false;   // keep GPU 0's HBM traffic timeline
-  bool stats = false;      // keep the main run's full stats tree (Simulator::dump)
+  std::string trace_path;         // Perfetto timeline of the main run ("" = off)
+  TimelineOptions trace_options;  // its size bounds (sim/timeline.h)
+  bool timeline = false;          // keep GPU 0's HBM traffic timeline
+  bool stats = false;             // keep the main run's full stats tree (Simulator::dump)
 };
 
 struct SublayerResult {

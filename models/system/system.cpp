@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/hbm/hbm_config.h"
+#include "models/system/system_schema.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
 
@@ -93,6 +94,7 @@ System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus, BuildFor 
     }
     pg.node = std::make_unique<Component>(sim, this, "gpu" + std::to_string(g));
     pg.hbm = std::make_unique<hbm::Hbm>(sim, pg.node.get(), "hbm", hbm_cfg);
+    pg.hbm->trace_as(g);
     pg.cus = std::make_unique<gpu::CuPool>(spec_.cus);
     common::MemTarget* mem = pg.hbm.get();
     if (spec_.partition.enabled) {
@@ -152,7 +154,7 @@ ConfigDoc load_system_config(const std::string& name_or_path,
     }
   }
   ConfigDoc doc = load_config(path, {configs_dir});
-  for (const auto& o : overrides) apply_override(doc, o);
+  for (const auto& o : overrides) apply_override(doc, o, system_declares);
   return doc;
 }
 

@@ -46,7 +46,8 @@ void Tracker::set_occupancy(uint32_t occ) {
   max_occupancy_ = std::max(max_occupancy_, occ);
   occupancy_hist_.sample(occ);
   occupancy_tw_.set(now(), occ);
-  if (TraceWriter* tr = sim().tracer()) tr->counter(gpu_, "tracker occupancy", now(), occ);
+  if (Timeline* tl = sim().timeline())
+    tl->level(tl->counter(gpu_, "tracker occupancy"), now(), occ);
 }
 
 bool Tracker::allocate(uint32_t tile, uint32_t limit) {
@@ -94,6 +95,11 @@ void Tracker::update_done(const common::MemRequest& req) {
     triggers_.inc();
     gpu::DmaDescriptor d = e.prog.dma;
     d.contrib = static_cast<uint16_t>(contributions);
+    if (Timeline* tl = sim().timeline()) {  // trigger -> DMA -> remote update
+      d.flow = tl->new_flow();
+      tl->slice(tl->track(gpu_, "tracker"), "trigger", now(), now() + Duration::ns(1), d.flow,
+                FlowRole::kOut);
+    }
     dma_.submit(d);
   } else {
     completions_.inc();

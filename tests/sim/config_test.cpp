@@ -329,5 +329,25 @@ TEST(ConfigHelpers, NearestName) {
   EXPECT_EQ(nearest_name("anything", {}), "");
 }
 
+// --set may add a key the file omits when the schema declares it (system::system_declares for
+// systems): only the last key, only in an existing object; an undeclared key is still refused.
+TEST_F(Config, SetAddsAKeyTheSchemaDeclares) {
+  ConfigDoc doc = load_config(write("s.json", R"({"hbm": {"channels": 8}, "list": [1]})"));
+  const KeyDeclared declared = [](const std::string& p) { return p == "/hbm/fidelity"; };
+  apply_override(doc, "hbm.fidelity=bank", declared);
+  EXPECT_EQ(doc.root["hbm"]["fidelity"], "bank");
+  EXPECT_EQ(doc.origin.at("/hbm/fidelity"), "--set");
+  try {
+    apply_override(doc, "hbm.fidelty=bank", declared);
+    FAIL() << "an undeclared key was added";
+  } catch (const ConfigError& e) {
+    expect_has(e.what(), "did you mean 'fidelity'");
+  }
+  const KeyDeclared anything = [](const std::string&) { return true; };
+  EXPECT_THROW(apply_override(doc, "gpu.cus=80", anything), ConfigError);  // no "gpu" object
+  EXPECT_THROW(apply_override(doc, "list.3=1", anything), ConfigError);    // arrays do not grow
+  EXPECT_THROW(apply_override(doc, "hbm.update=nmc"), ConfigError) << "no schema: must exist";
+}
+
 }  // namespace
 }  // namespace t3sim

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Smoke test of tools/plot_t3.py and tools/plot_sweep.py on synthetic CSVs: every PNG is
-# written and non-empty, missing inputs are skipped, and bad arguments exit 2.
+# Smoke test of tools/plot_t3.py and tools/plot_sweep.py on synthetic CSVs: every figure is
+# written as PNG and PDF (SVG on request) with mode 0644 under umask 022, --figures draws only the
+# figures it names, missing inputs are skipped, and bad arguments exit 2.
 # Skips (exit 0) when Debian's /usr/bin/python3 cannot import matplotlib.
 # Usage: tests/tools/plot_test.sh [KEEP_DIR]   (KEEP_DIR: write there and keep the outputs)
 set -euo pipefail
@@ -33,6 +34,18 @@ check_png() {
   local f=$1
   [[ -s $f ]] || fail "$f missing or empty"
   [[ $(head -c 8 "$f" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] || fail "$f is not a PNG"
+  [[ $(stat -c %a "$f") == 644 ]] || fail "$f has mode $(stat -c %a "$f"), want 644"
+}
+# The same for a PDF (and an SVG): signature and mode.
+check_pdf() {
+  local f=$1
+  [[ -s $f ]] || fail "$f missing or empty"
+  [[ $(head -c 5 "$f") == "%PDF-" ]] || fail "$f is not a PDF"
+  [[ $(stat -c %a "$f") == 644 ]] || fail "$f has mode $(stat -c %a "$f"), want 644"
+}
+check_svg() {
+  local f=$1
+  grep -q '<svg' "$f" || fail "$f is not an SVG"
   [[ $(stat -c %a "$f") == 644 ]] || fail "$f has mode $(stat -c %a "$f"), want 644"
 }
 umask 022
@@ -118,7 +131,23 @@ EOF
   || { cat "$WORK/plot_t3.err" >&2; fail "plot_t3.py exited non-zero"; }
 for f in fig6 fig16 fig16_breakdown large_models fig17 fig18 e2e; do
   check_png "$REPRO/$f.png"
+  check_pdf "$REPRO/$f.pdf"
 done
+
+# --figures draws only the named figures; --formats picks the files; unknown names exit 2.
+ONLY="$WORK/only"
+mkdir -p "$ONLY"
+cp "$REPRO"/*.csv "$ONLY/"
+expect_rc 0 "$PY" "$PLOT_T3" "$ONLY" --figures fig6,fig18 --formats svg
+check_svg "$ONLY/fig6.svg"
+check_svg "$ONLY/fig18.svg"
+[[ ! -e $ONLY/fig6.png && ! -e $ONLY/fig16.svg && ! -e $ONLY/e2e.svg ]] \
+  || fail "--figures fig6,fig18 --formats svg drew something else: $(ls "$ONLY")"
+expect_rc 2 "$PY" "$PLOT_T3" "$ONLY" --figures fig7
+grep -q "unknown figure 'fig7'" "$WORK/err.txt" || fail "no error naming the unknown figure"
+expect_rc 2 "$PY" "$PLOT_T3" "$ONLY" --formats gif
+expect_rc 0 "$PY" "$PLOT_T3" --list
+grep -q '^fig16 ' "$WORK/out.txt" || fail "--list does not name fig16"
 # No temporary files left behind by the atomic writes.
 if ls -A "$REPRO" | grep -q '\.tmp$'; then fail "temporary files left in $REPRO"; fi
 
@@ -166,6 +195,13 @@ OUT="$WORK/sweep_out"
 expect_rc 0 "$PY" "$PLOT_SWEEP" "$SWEEP" --out "$OUT"
 check_png "$OUT/sweep_heatmap.png"
 check_png "$OUT/sweep_lines.png"
+check_pdf "$OUT/sweep_heatmap.pdf"
+check_pdf "$OUT/sweep_lines.pdf"
+expect_rc 0 "$PY" "$PLOT_SWEEP" "$SWEEP" --out "$OUT/lines_only" --figures lines --formats png
+check_png "$OUT/lines_only/sweep_lines.png"
+[[ ! -e $OUT/lines_only/sweep_heatmap.png && ! -e $OUT/lines_only/sweep_lines.pdf ]] \
+  || fail "--figures lines --formats png drew something else"
+expect_rc 2 "$PY" "$PLOT_SWEEP" "$SWEEP" --out "$OUT" --figures nope
 expect_rc 0 "$PY" "$PLOT_SWEEP" "$SWEEP" --out "$OUT/faceted" --x fabric.link.bandwidth \
   --y sublayer --facet tp --metric total_us --baseline-mode sequential
 check_png "$OUT/faceted/sweep_heatmap.png"

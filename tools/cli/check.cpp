@@ -1,8 +1,9 @@
 // `t3sim check FILE...`: validates config files strictly (unknown keys, missing keys, units,
 // ranges, "extends"). Dispatch: the document's "kind", one row per kind in kKinds (presets carry
 // "kind" too: gpu, hbm, link, switch, nic, ib_switch, collectives). Model files under models/ may
-// omit it. Exit 0 if all pass; otherwise the first error as `FILE: /json/pointer: message`,
-// exit 2.
+// omit it. Trace files (workload traces, Kineto profiles, t3sim timelines) are recognised by
+// their keys and checked as traces. Exit 0 if all pass; otherwise the first error as `FILE:
+// /json/pointer: message`, exit 2.
 #include <array>
 #include <cstdio>
 #include <iostream>
@@ -15,9 +16,12 @@
 #include "models/gpu/gpu_spec.h"
 #include "models/hbm/hbm_config.h"
 #include "models/system/system.h"
+#include "models/workload/kineto_import.h"
 #include "models/workload/model_spec.h"
+#include "models/workload/trace.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
+#include "sim/timeline_check.h"
 
 namespace t3sim::cli {
 
@@ -58,6 +62,27 @@ std::string kind_list() {
   return all;
 }
 
+// Trace files carry no "kind": a workload trace (traces/README.md: "version" and "ops") is read
+// as `replay` reads it; a PyTorch/Kineto profile is imported as `trace import-kineto` does; any
+// other Chrome trace (a t3sim timeline) gets the structural timeline check. False: not a trace.
+bool check_trace_file(const ConfigDoc& doc, const std::filesystem::path& path) {
+  const nlohmann::json& j = doc.root;
+  if (j.contains("ops") && j.contains("version")) {
+    workload::read_trace(path);
+    return true;
+  }
+  if (!j.contains("traceEvents")) return false;
+  if (j.contains("deviceProperties") || j.contains("schemaVersion")) {
+    workload::import_kineto(j, path.string());
+    return true;
+  }
+  const auto problems = check_timeline(j, 1);
+  if (!problems.empty()) {
+    throw ConfigError(path.string(), "/traceEvents", "timeline: " + problems.front());
+  }
+  return true;
+}
+
 }  // namespace
 
 void check_file(const Env& env, const std::filesystem::path& path) {
@@ -68,6 +93,7 @@ void check_file(const Env& env, const std::filesystem::path& path) {
   }
   const ConfigDoc doc = load_config(path, {env.configs_dir});
   const auto kind = doc.root.find("kind");
+  if (kind == doc.root.end() && check_trace_file(doc, path)) return;
   if (kind == doc.root.end()) {
     throw ConfigError(path.string(), "", "no \"kind\": add one of " + kind_list());
   }

@@ -23,6 +23,7 @@ using Args = std::vector<std::string>;
 int cmd_version(const Args& args, const Env& env);
 int cmd_check(const Args& args, const Env& env);
 int cmd_describe(const Args& args, const Env& env);
+int cmd_modes(const Args& args, const Env& env);
 int cmd_run(const Args& args, const Env& env);
 int cmd_gemm(const Args& args, const Env& env);
 int cmd_membw(const Args& args, const Env& env);

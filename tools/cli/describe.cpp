@@ -1,29 +1,53 @@
 // `t3sim describe [TYPE]`: lists component types, or one type's parameters (type, unit, default,
 // range, description), ports and stats, like sst-info. Types come from the explicit registry;
-// `describe modes` and `describe policies` print the execution-mode and HBM-policy tables.
+// `describe modes` and `describe policies` print the execution-mode and HBM-policy tables;
+// `describe systems` lists the shipped systems, `describe SYSTEM` shows what one resolves to and
+// `describe run` the run document's schema.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "cli/common.h"
+#include "cli/describe_system.h"
 #include "cli/registry_setup.h"
+#include "cli/validators.h"
 #include "models/hbm/policy_table.h"
 #include "models/system/mode.h"
 
 namespace t3sim::cli {
 
-int cmd_describe(const Args& args, const Env& /*env*/) {
+int cmd_describe(const Args& args, const Env& env) {
   po::options_description desc("t3sim describe options");
   std::string type;
-  desc.add_options()("type", po::value(&type), "component type")("json", po::bool_switch(),
-                                                                 "print JSON");
+  std::vector<std::string> sets;
+  desc.add_options()("type", po::value(&type),
+                     "component type, `systems`, a system name or path, `run`, `modes`, "
+                     "`policies`")("json", po::bool_switch(), "print JSON")(
+      "set", po::value(&sets)->composing(), "a system: override a config value: path=value");
   po::positional_options_description pos;
   pos.add("type", 1);
   po::variables_map vm;
-  if (!parse_options(args, desc, vm, &pos, "t3sim describe [TYPE] [--json]")) return 0;
+  if (!parse_options(args, desc, vm, &pos, "t3sim describe [TYPE|SYSTEM|systems|run] [--json]")) {
+    return 0;
+  }
   const Registry reg = make_registry();
+  const bool json = vm["json"].as<bool>();
   if (type.empty()) {
     for (const auto& t : reg.types()) std::printf("%s\n", t.c_str());
-    std::printf("modes\npolicies\n");
+    std::printf("modes\npolicies\nsystems\nrun\n");
+    return 0;
+  }
+  if (type == "systems") {
+    list_systems(env);
+    return 0;
+  }
+  if (type == "run") {
+    describe_run(json);
+    return 0;
+  }
+  const auto types = reg.types();
+  if (std::find(types.begin(), types.end(), type) == types.end() && is_system(env, type)) {
+    describe_system(env, type, sets, json);
     return 0;
   }
   if (type == "modes") {

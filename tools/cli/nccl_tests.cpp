@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "models/collectives/collective.h"
 #include "models/collectives/kinds.h"
 #include "models/system/system.h"
+#include "sim/atomic_file.h"
 #include "sim/errors.h"
 #include "tools/studies/probes.h"
 #include "validation/lib/validation_sets.h"
@@ -68,6 +70,8 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
   bool help = false;
   NcclTestsOptions o = parse_nccl_tests(args, help);
   if (help) return 0;
+  TimelineOptions trace_options;
+  const std::string trace_path = o.trace.resolve(trace_options);
   const ConfigDoc doc = load_system(env, o.system, o.sets);
   resolve_nccl_tests_gpus(o, system::system_gpus(doc));
   for (int g = 0; g < o.gpus; ++g) o.base.group.push_back(g);
@@ -87,7 +91,10 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     const auto t0 = std::chrono::steady_clock::now();
     collectives::CollectiveSpec spec = o.base;
     spec.bytes = bytes;
-    const studies::CollectiveProbe p = studies::probe_collective(doc, spec);
+    std::optional<Timeline> tl;  // the largest size only
+    if (!trace_path.empty() && size == o.sizes().back()) tl.emplace(trace_options);
+    const studies::CollectiveProbe p = studies::probe_collective(doc, spec, tl ? &*tl : nullptr);
+    if (tl) write_file_atomic(trace_path, tl->json());
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double algbw = static_cast<double>(bytes) / (p.time_us * 1e3);

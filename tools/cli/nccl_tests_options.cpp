@@ -115,6 +115,7 @@ NcclTestsOptions parse_nccl_tests(const Args& args, bool& help) {
                                             "override: path=value")(
       "compare", po::value(&o.compare), "measured CSV: size_bytes,time_us,algbw_gbps,busbw_gbps")(
       "verbose,v", po::bool_switch(&o.verbose), "a comment line per size: choices, wall time");
+  o.trace.add(desc);
   po::positional_options_description pos;
   pos.add("test", 1);
   po::variables_map vm;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/trace_options.h"
 #include "models/collectives/collective.h"
 #include "models/collectives/kinds.h"
 
@@ -40,6 +41,7 @@ struct NcclTestsOptions {
   bool verbose = false;
   std::vector<std::string> sets;
   collectives::CollectiveSpec base;  // everything but the size and the group
+  TraceCli trace;                    // --trace-out: a timeline of the largest size
 
   std::vector<uint64_t> sizes() const;
   std::string step_text() const;

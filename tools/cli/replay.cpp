@@ -5,7 +5,11 @@
 #include <iostream>
 
 #include "cli/common.h"
+#include "cli/progress.h"
+#include "cli/trace_options.h"
 #include "models/system/replay.h"
+#include "models/system/replay_timeline.h"
+#include "sim/atomic_file.h"
 #include "sim/errors.h"
 
 namespace t3sim::cli {
@@ -45,7 +49,9 @@ int cmd_replay(const Args& args, const Env& env) {
   std::string file, sys, mode_name;
   std::vector<std::string> sets;
   system::ReplayOptions options;
-  desc.add_options()("trace", po::value(&file)->required(), "trace file (traces/README.md)")(
+  TraceCli timeline;
+  desc.add_options()("trace", po::value(&file)->required(),
+                     "the workload trace to replay (traces/README.md; also the first argument)")(
       "system", po::value(&sys)->required(), "system name or config path")(
       "mode", po::value(&mode_name)->required(),
       "how GEMM + all-reduce pairs run: sequential | ideal | ideal-nmc | t3 | t3-mca | cu-split | "
@@ -54,22 +60,33 @@ int cmd_replay(const Args& args, const Env& env) {
       "chunks", integer(&options.decompose_chunks, 1u, 4096u)->default_value(4),
       "decomposed: GEMM chunks")("set", po::value(&sets)->composing(),
                                  "override a config value: path=value (repeatable)")(
-      "json", po::bool_switch(), "print JSON");
+      "json", po::bool_switch(), "print JSON")("quiet,q", po::bool_switch(),
+                                               "no progress line (it is shown only on a terminal)");
+  timeline.add(desc);
   po::positional_options_description positional;
   positional.add("trace", 1);
   po::variables_map vm;
-  if (!parse_options(
-          args, desc, vm, &positional,
-          "t3sim replay TRACE.json --system S --mode MODE [--json] [--set path=value]")) {
+  if (!parse_options(args, desc, vm, &positional,
+                     "t3sim replay TRACE.json --system S --mode MODE [--json] [--set path=value] "
+                     "[--trace-out TIMELINE.json]")) {
     return 0;
   }
   const auto mode = system::parse_mode(mode_name);
   if (!mode) throw UsageError("unknown --mode '" + mode_name + "'");
   options.mode = *mode;
+  TimelineOptions timeline_options;
+  const std::string timeline_path = timeline.resolve(timeline_options);
   const workload::Trace trace = workload::read_trace(file);
   const ConfigDoc doc = load_system(env, sys, sets);
+  ProgressLine line("replay", "ops", progress_shown(env.stderr_is_tty, vm["quiet"].as<bool>()));
+  options.progress = [&line](size_t done, size_t total) { line.update(done, total); };
   const system::ReplayResult r = system::replay_trace(doc, trace, file, options);
   for (const std::string& w : r.warnings) std::cerr << "warning: " << file << ": " << w << "\n";
+  if (!timeline_path.empty()) {
+    Timeline tl(timeline_options);
+    system::record_replay(tl, r);
+    write_file_atomic(timeline_path, tl.json());
+  }
   if (vm["json"].as<bool>()) {
     std::cout << system::to_json(r).dump(2) << "\n";
   } else {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "sim/errors.h"
 #include "tools/studies/parallel.h"
 #include "tools/studies/reproduction.h"
@@ -35,7 +36,7 @@ int cmd_reproduce(const Args& args, const Env& env) {
   po::options_description desc("t3sim reproduce options");
   std::string which = "t3", out, experiment;
   unsigned jobs_n = 0;
-  bool ablation = false;
+  bool ablation = false, quiet = false;
   desc.add_options()("which", po::value(&which)->default_value("t3"), "reproduction: t3")(
       "out", po::value(&out), "output directory (default results/<experiment name>/)")(
       "experiment", po::value(&experiment),
@@ -44,7 +45,8 @@ int cmd_reproduce(const Args& args, const Env& env) {
       "worker threads, 1..256 (0 = all cores)")(
       "ablation", po::bool_switch(&ablation),
       "also re-run the Fig. 16 points with each mechanism switched off (the experiment's "
-      "\"ablation\" variants) and add the table to report.md");
+      "\"ablation\" variants) and add the table to report.md")(
+      "quiet,q", po::bool_switch(&quiet), "no progress line (it is shown only on a terminal)");
   po::positional_options_description pos;
   pos.add("which", 1);
   po::variables_map vm;
@@ -52,14 +54,8 @@ int cmd_reproduce(const Args& args, const Env& env) {
   if (which != "t3") throw UsageError("unknown reproduction '" + which + "' (available: t3)");
   if (!out.empty()) check_output_dir("--out", out);
   studies::ReproductionRequest req{experiment, out, jobs_n, nullptr, ablation};
-  const auto t0 = std::chrono::steady_clock::now();
-  if (env.stderr_is_tty) {
-    req.progress = [t0](size_t done, size_t total) {
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "\r[reproduce] %zu/%zu runs, %.1f s", done, total, s);
-      if (done == total) std::fprintf(stderr, "\n");
-    };
-  }
+  ProgressLine line("reproduce", "runs", progress_shown(env.stderr_is_tty, quiet));
+  req.progress = [&line](size_t done, size_t total) { line.update(done, total); };
   const studies::Reproduction rep = studies::run_reproduction(env, req);
   const double plot_s = plot(env, rep.dir);
   std::printf(

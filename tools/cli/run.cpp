@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/common.h"
+#include "cli/trace_options.h"
 #include "cli/validators.h"
 #include "models/system/system.h"
 #include "sim/atomic_file.h"
@@ -67,7 +68,55 @@ RunDoc read_run(const Env& env, const ConfigDoc& doc) {
   return r;
 }
 
+// A JSON Schema (draft 2020-12) of a Params declaration: types, ranges, choices, defaults and
+// required keys; annotations ("source", "description") are allowed as in every config file.
+nlohmann::ordered_json json_schema(const std::string& title, const nlohmann::ordered_json& params) {
+  nlohmann::ordered_json props = nlohmann::ordered_json::object();
+  nlohmann::ordered_json required = nlohmann::ordered_json::array();
+  for (const auto& p : params) {
+    const std::string type = p["type"].get<std::string>();
+    nlohmann::ordered_json s;
+    s["description"] = p["description"];
+    const bool plain = type == "integer" || type == "number" || type == "boolean" ||
+                       type == "string" || type == "object" || type == "array";
+    s["type"] = plain ? type : "string";  // dimensioned values are strings with a unit
+    if (p.contains("min")) s["minimum"] = p["min"];
+    if (p.contains("max")) s["maximum"] = p["max"];
+    if (p.contains("choices")) s["enum"] = p["choices"];
+    if (p.contains("default")) s["default"] = p["default"];
+    if (p["required"].get<bool>()) required.push_back(p["name"]);
+    props[p["name"].get<std::string>()] = std::move(s);
+  }
+  props["source"] = {{"type", "object"}, {"description", "where each value comes from"}};
+  props["description"] = {{"type", "string"}};
+  nlohmann::ordered_json out;
+  out["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+  out["title"] = title;
+  out["type"] = "object";
+  out["properties"] = std::move(props);
+  out["required"] = std::move(required);
+  out["additionalProperties"] = false;
+  return out;
+}
+
 }  // namespace
+
+void describe_run(bool json) {
+  const auto d = run_params().describe();
+  if (json) {
+    std::cout << json_schema("t3sim run document", d).dump(2) << "\n";
+    return;
+  }
+  std::printf(
+      "run document (kind \"run\"): `t3sim run FILE [--out DIR] [--trace-out F]` builds the "
+      "system, runs one sublayer and writes DIR/stats.json\n\nkeys:\n");
+  for (const auto& p : d) {
+    const std::string def = p.contains("default") ? p["default"].dump() : "(required)";
+    std::printf("  %-10s %-28s %-12s %s\n", p["name"].get<std::string>().c_str(),
+                p["type"].get<std::string>().c_str(), def.c_str(),
+                p["description"].get<std::string>().c_str());
+  }
+}
 
 void validate_run(const Env& env, const ConfigDoc& doc) {
   const RunDoc r = read_run(env, doc);
@@ -78,19 +127,24 @@ void validate_run(const Env& env, const ConfigDoc& doc) {
 int cmd_run(const Args& args, const Env& env) {
   po::options_description desc("t3sim run options");
   std::string file, out = ".";
-  desc.add_options()("config", po::value(&file)->required(), "run document (kind: run)")(
+  TraceCli trace;
+  desc.add_options()("config", po::value(&file)->required(),
+                     "run document (kind: run; `t3sim describe run` lists its keys)")(
       "out", po::value(&out)->default_value("."), "output directory for stats.json");
+  trace.add(desc);
   po::positional_options_description pos;
   pos.add("config", 1);
   po::variables_map vm;
-  if (!parse_options(args, desc, vm, &pos, "t3sim run FILE [--out DIR]")) return 0;
+  if (!parse_options(args, desc, vm, &pos, "t3sim run FILE [--out DIR] [--trace-out F]")) return 0;
   check_output_dir("--out", out);
+  system::RunOptions opts;
+  opts.trace_path = trace.resolve(opts.trace_options);
   const ConfigDoc doc = load_config(file, {env.configs_dir});
   const RunDoc r = read_run(env, doc);
   const int gpus = system::system_gpus(r.system);
   SublayerChoice c = choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens);
   c.spec.seed = r.seed;
-  system::RunOptions opts;
+  check_traceable(opts.trace_path, r.mode);
   opts.stats = true;
   system::SublayerResult res = system::run_sublayer(r.system, c.spec, r.mode, opts);
   nlohmann::ordered_json j = std::move(res.stats);

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/common.h"
+#include "cli/trace_options.h"
 #include "models/system/system.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
@@ -36,7 +37,7 @@ void print_text(const std::string& what, int gpus, const SublayerChoice& c,
 
 // One line per execution mode, from the mode table.
 std::string mode_help() {
-  std::string h = "execution mode:";
+  std::string h = "execution mode (`t3sim modes` explains each and what it bounds):";
   for (const auto& m : system::mode_table()) {
     h += "\n  " + std::string(m.name) + ": " + std::string(m.description);
   }
@@ -47,7 +48,8 @@ std::string mode_help() {
 
 int cmd_sublayer(const Args& args, const Env& env) {
   po::options_description desc("t3sim sublayer options");
-  std::string sys, model, sublayer, mode_name, trace;
+  std::string sys, model, sublayer, mode_name;
+  TraceCli trace;
   int tp = 0;
   int64_t tokens = 0;
   uint32_t ar_cus = 16, chunks = 4;
@@ -69,7 +71,8 @@ int cmd_sublayer(const Args& args, const Env& env) {
       "belongs to the next sublayer; the total ends with the reduce-scatter")(
       "full", po::bool_switch(),
       "simulate every GPU even when the run is rotation-symmetric (default: GPU 0 alone, "
-      "models/common/mirror.h)")("trace", po::value(&trace), "write a Perfetto trace to this file");
+      "models/common/mirror.h)");
+  trace.add(desc, true);
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr,
                      "t3sim sublayer --system S --model M --sublayer op|fc2|fc1|ip --mode MODE")) {
@@ -77,16 +80,17 @@ int cmd_sublayer(const Args& args, const Env& env) {
   }
   const auto mode = system::parse_mode(mode_name);
   if (!mode) throw UsageError("unknown --mode '" + mode_name + "'");
-  if (!trace.empty()) output_target(trace);  // a FIFO or folder is refused before the run
+  system::RunOptions opts;
+  opts.trace_path = trace.resolve(opts.trace_options);
+  check_traceable(opts.trace_path, *mode);
   const ConfigDoc doc = load_system(env, sys, sets, tp);
   const int gpus = system::system_gpus(doc);
   SublayerChoice c = choose_sublayer(env, model, gpus, sublayer, tokens);
   c.spec.ar_cus = ar_cus;
   c.spec.decompose_chunks = chunks;
   c.spec.fold = !vm["full"].as<bool>();
-  system::RunOptions opts;
-  opts.trace_path = trace;
   system::SublayerResult r = system::run_sublayer(doc, c.spec, *mode, opts);
+  trace.note_deprecated();
   const bool sequence_parallel = vm["sequence-parallel"].as<bool>();
   if (sequence_parallel) {  // every mode runs the all-gather after the reduce-scatter has ended
     r.total_us -= r.ag_us;

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "sim/errors.h"
 #include "tools/studies/parallel.h"
 #include "validation/lib/validate.h"
@@ -74,12 +75,17 @@ int cmd_validate(const Args& args, const Env& env) {
       "json", po::bool_switch(), "print JSON")("points", po::bool_switch(),
                                                "also print every point")(
       "threads", integer(&threads, 1u, studies::kMaxThreads)->default_value(threads),
-      "worker threads, 1..256");
+      "worker threads, 1..256")("quiet,q", po::bool_switch(),
+                                "no progress line (it is shown only on a terminal)");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr, "t3sim validate [--only NAME] [--json] [--points]")) {
     return 0;
   }
-  const v::ValidateResult r = v::run_validation(env, v::ValidateRequest{only, threads});
+  ProgressLine line("validate", "points",
+                    progress_shown(env.stderr_is_tty, vm["quiet"].as<bool>()));
+  v::ValidateRequest req{only, threads, nullptr};
+  req.progress = [&line](size_t done, size_t total) { line.update(done, total); };
+  const v::ValidateResult r = v::run_validation(env, req);
   if (vm["json"].as<bool>()) {
     std::cout << v::validation_json(r).dump(2) << "\n";
   } else {

@@ -14,5 +14,7 @@ void check_file(const Env& env, const std::filesystem::path& path);
 void validate_experiment(const Env& env, const ConfigDoc& doc);
 void validate_sweep(const Env& env, const ConfigDoc& doc);
 void validate_run(const Env& env, const ConfigDoc& doc);
+// `t3sim describe run`: the run document's keys (text) or its JSON Schema (--json).
+void describe_run(bool json);
 
 }  // namespace t3sim::cli

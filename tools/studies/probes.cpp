@@ -114,9 +114,12 @@ P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes) {
   return P2pProbe{counter.last - Tick{}, sc.machine().fabric->hops(src, dst)};
 }
 
-CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec) {
+CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec,
+                                 Timeline* timeline) {
   Simulator sim;
+  sim.set_timeline(timeline);
   system::System sys(sim, ConfigNode::root(system));
+  if (timeline != nullptr) system::name_processes(*timeline, sys.num_gpus());
   const collectives::LibraryConfig lib = sys.collectives();
   collectives::Collective c(sim, &sys, "probe", sys.machine(), lib, spec);
   sim.elaborate();

@@ -62,7 +62,9 @@ struct CollectiveProbe {
   std::string how;  // algorithm/protocol/executor/channels chosen
 };
 // One collective of `spec` (its group, size and element width as given).
-CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec);
+// With `timeline`, the run is recorded into it (sim/timeline.h).
+CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec,
+                                 Timeline* timeline = nullptr);
 
 // nccl-tests bus-bandwidth factor (hardware.md §5.5; collectives/kinds.h has the rule per kind).
 double busbw_factor(collectives::Kind kind, int ranks);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -224,7 +225,8 @@ void build_plan(Plan& plan, const Env& env, const ToleranceFile& tol) {
 }
 
 // Runs every point of every experiment as one job, largest first; fills simulated/errors/status.
-void run_all(std::vector<SetRun>& exps, unsigned threads) {
+void run_all(std::vector<SetRun>& exps, unsigned threads,
+             const std::function<void(size_t, size_t)>& progress) {
   struct Job {
     size_t e, p;
     double cost;
@@ -238,15 +240,20 @@ void run_all(std::vector<SetRun>& exps, unsigned threads) {
                    [](const Job& a, const Job& b) { return a.cost > b.cost; });
   std::vector<std::string> errors(jobs.size());
   std::vector<double> wall(jobs.size());
-  studies::run_parallel(jobs.size(), threads, [&](size_t j) {
-    const auto t0 = std::chrono::steady_clock::now();
-    try {
-      exps[jobs[j].e].simulated[jobs[j].p] = exps[jobs[j].e].simulate[jobs[j].p]();
-    } catch (const std::exception& ex) {
-      errors[j] = exps[jobs[j].e].labels[jobs[j].p] + ": " + ex.what();
-    }
-    wall[j] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  });
+  studies::run_parallel(
+      jobs.size(), threads,
+      [&](size_t j) {
+        const auto t0 = std::chrono::steady_clock::now();
+        try {
+          exps[jobs[j].e].simulated[jobs[j].p] = exps[jobs[j].e].simulate[jobs[j].p]();
+        } catch (const std::exception& ex) {
+          errors[j] = exps[jobs[j].e].labels[jobs[j].p] + ": " + ex.what();
+        }
+        wall[j] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      },
+      [&, finished = size_t{0}](size_t) mutable {
+        if (progress) progress(++finished, jobs.size());
+      });
   for (size_t j = 0; j < jobs.size(); ++j) {
     SetRun& e = exps[jobs[j].e];
     e.wall_s += wall[j];
@@ -272,7 +279,7 @@ ValidateResult run_validation(const studies::Env& env, const ValidateRequest& re
     for (const auto& n : plan.names()) all += (all.empty() ? "" : ", ") + n;
     throw UsageError("--only: unknown experiment '" + req.only + "' (experiments: " + all + ")");
   }
-  run_all(plan.experiments(), req.threads);
+  run_all(plan.experiments(), req.threads, req.progress);
   r.sets = std::move(plan.experiments());
   for (SetRun& e : r.sets) e.simulate.clear();  // they refer to the plan's system documents
   return r;

@@ -40,6 +40,7 @@ struct SetRun {
 struct ValidateRequest {
   std::string only;  // one set by name (or a "measured-gemm"-style prefix); empty = all
   unsigned threads = 1;
+  std::function<void(size_t, size_t)> progress{};  // (points done, total) after each; may be empty
 };
 struct ValidateResult {
   ToleranceFile tolerances;

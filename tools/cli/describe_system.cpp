@@ -1,0 +1,122 @@
+// `t3sim describe systems` and `t3sim describe SYSTEM`: the shipped systems, and what one system
+// config resolves to once its presets are merged and bound: GPU, HBM, the fabric as built (edge
+// bandwidths after switch-port caps), DMA engines and the collective library. --json prints the
+// resolved config itself.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "cli/common.h"
+#include "cli/describe_system.h"
+#include "models/fabric/builders.h"
+#include "models/fabric/specs.h"
+#include "models/system/system.h"
+#include "sim/simulator.h"
+#include "sim/units_parse.h"
+
+namespace t3sim::cli {
+namespace {
+
+// Edge bandwidths of the built fabric: "GPU -> switch" style class -> (bandwidth -> count).
+void print_fabric(const ConfigDoc& doc) {
+  const BoundParams b = bind(system::system_params(), ConfigNode::root(doc));
+  const int gpus = static_cast<int>(b.integer("gpus"));
+  const fabric::FabricConfig cfg = fabric::parse_fabric_config(b.node("fabric"), gpus);
+  std::printf("fabric:       %s, link %s per direction, latency %s", cfg.topology.c_str(),
+              format_bandwidth(cfg.link.bandwidth).c_str(),
+              format_duration(cfg.link.latency).c_str());
+  if (cfg.nvswitch) {
+    std::printf("; switch port %s, %d ports",
+                format_bandwidth(cfg.nvswitch->port_bandwidth).c_str(), cfg.nvswitch->ports);
+  }
+  if (cfg.nic) std::printf("; NIC %s effective", format_bandwidth(cfg.nic->effective()).c_str());
+  std::printf("\n");
+  const fabric::Topology topo = fabric::build_topology(cfg);
+  std::map<std::pair<std::string, uint64_t>, int> classes;
+  const auto kind = [&](uint32_t n) {
+    return n < static_cast<uint32_t>(gpus) ? std::string("GPU") : topo.nodes[n].name;
+  };
+  for (const auto& e : topo.edges) {
+    std::string from = kind(e.from), to = kind(e.to);
+    // Strip trailing digits so that "nvswitch0" and "nvswitch1" count as one class.
+    for (std::string* s : {&from, &to}) {
+      while (!s->empty() && std::isdigit(static_cast<unsigned char>(s->back()))) s->pop_back();
+    }
+    ++classes[{from + " -> " + to, e.bandwidth.bytes_per_second()}];
+  }
+  for (const auto& [k, n] : classes) {
+    std::printf("  built edges: %d x %s at %s\n", n, k.first.c_str(),
+                format_bandwidth(Bandwidth::bytes_per_s(k.second)).c_str());
+  }
+  if (cfg.nvswitch && cfg.nvswitch->port_bandwidth <= cfg.link.bandwidth) {
+    std::printf(
+        "  GPU links run at min(link, switch port): the switch port caps them at %s, so "
+        "a faster fabric.link.bandwidth changes nothing\n",
+        format_bandwidth(cfg.nvswitch->port_bandwidth).c_str());
+  }
+}
+
+void print_system(const ConfigDoc& doc) {
+  Simulator sim;
+  system::System sys(sim, ConfigNode::root(doc), 0, system::BuildFor::kCheck);
+  const gpu::GpuSpec& g = sys.gpu_spec();
+  const double peak = static_cast<double>(g.cus) * g.flops_per_cu_cycle *
+                      static_cast<double>(g.clock.count_hz()) * g.efficiency / 1e12;
+  std::printf("system:       %s (%s), %d GPUs\n", sys.name().c_str(), doc.file.c_str(),
+              sys.num_gpus());
+  if (doc.root.contains("description") && doc.root["description"].is_string()) {
+    std::printf("              %s\n", doc.root["description"].get<std::string>().c_str());
+  }
+  std::printf(
+      "gpu:          %u CUs at %s, %.0f TFLOP/s dense FP16 at efficiency %.3f, L2 %s, "
+      "tile %ux%u\n",
+      g.cus, format_frequency(g.clock).c_str(), peak, g.efficiency, format_bytes(g.l2).c_str(),
+      g.tile_m, g.tile_n);
+  std::printf("dma:          %u engines x %s, setup %s\n", g.dma.engines,
+              format_bandwidth(g.dma.bandwidth).c_str(), format_duration(g.dma.setup).c_str());
+  const hbm::HbmConfig& h = sys.hbm(0).config();
+  std::printf(
+      "hbm:          %u stacks x %u channels, %s peak x %.3f efficiency, policy %s, "
+      "update %s\n",
+      h.stacks, h.channels_per_stack, format_bandwidth(h.bandwidth).c_str(), h.efficiency,
+      h.policy.c_str(), h.resolved.value("update", std::string("?")).c_str());
+  print_fabric(doc);
+  const collectives::LibraryConfig c = sys.collectives();
+  std::printf("collectives:  algorithm %s, protocol %s, executor %s, %u channels\n",
+              collectives::to_string(c.algo), collectives::to_string(c.protocol),
+              collectives::to_string(c.executor), c.channels);
+}
+
+}  // namespace
+
+void list_systems(const Env& env) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(env.configs_dir / "systems")) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    const ConfigDoc doc = load_config(f, {env.configs_dir});
+    std::printf("%-22s %s\n", f.stem().c_str(),
+                doc.root.value("description", std::string()).c_str());
+  }
+}
+
+bool is_system(const Env& env, const std::string& name) {
+  return std::filesystem::exists(env.configs_dir / "systems" / (name + ".json")) ||
+         (name.size() > 5 && name.ends_with(".json") && std::filesystem::exists(name));
+}
+
+void describe_system(const Env& env, const std::string& name, const std::vector<std::string>& sets,
+                     bool json) {
+  const ConfigDoc doc = load_system(env, name, sets);
+  if (json) {
+    std::cout << doc.root.dump(2) << "\n";
+    return;
+  }
+  print_system(doc);
+}
+
+}  // namespace t3sim::cli
