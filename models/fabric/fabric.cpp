@@ -1,6 +1,8 @@
 #include "models/fabric/fabric.h"
 
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "models/fabric/builders.h"
 #include "sim/errors.h"
@@ -31,14 +33,17 @@ bool Fabric::rotation_symmetric() const {
 
 void Fabric::build_links() {
   inputs_.reserve(topo_.edges.size());
+  std::map<std::pair<uint32_t, uint32_t>, int> parallel;  // earlier edges between the same nodes
   for (size_t e = 0; e < topo_.edges.size(); ++e) {
     const TopoEdge& te = topo_.edges[e];
     Node& from = *nodes_[te.from];
     Node& to = *nodes_[te.to];
+    const int twin = parallel[{te.from, te.to}]++;  // leaf_spine's parallel uplinks: _1, _2, ...
+    const std::string suffix = twin == 0 ? "" : "_" + std::to_string(twin);
     egress_.push_back(std::make_unique<Egress>(sim(), flows_, inputs_));
-    OutPort<Packet>& out = from.add_out("to_" + to.name(), egress_.back().get());
-    InPort<Packet>& in = to.add_in("from_" + from.name(), *this);
-    auto link = std::make_unique<Link<Packet>>(sim(), &from, "to_" + to.name(), te.latency,
+    OutPort<Packet>& out = from.add_out("to_" + to.name() + suffix, egress_.back().get());
+    InPort<Packet>& in = to.add_in("from_" + from.name() + suffix, *this);
+    auto link = std::make_unique<Link<Packet>>(sim(), &from, "to_" + to.name() + suffix, te.latency,
                                                te.bandwidth, te.credits);
     link->connect(out, in);
     egress_.back()->bind(out, *link);
