@@ -183,7 +183,9 @@ Topology build_topology(const FabricConfig& cfg) {
   const TopologyKind* k = find_topology(cfg.topology);
   if (k == nullptr) throw ModelError("fabric", "unknown topology '" + cfg.topology + "'");
   if (auto p = check_sizes(cfg)) throw ModelError("fabric", p->key + ": " + p->message);
-  return k->build(cfg);
+  Topology t = k->build(cfg);
+  t.fluid = cfg.fluid;
+  return t;
 }
 
 }  // namespace t3sim::fabric

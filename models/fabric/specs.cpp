@@ -15,6 +15,11 @@ Bandwidth NicSpec::effective() const {
 Params fabric_params() {
   Params p;
   p.required("topology", ParamKind::kString, "topology builder").one_of(topology_names());
+  p.optional("model", ParamKind::kString, "packet",
+             "packet: store-and-forward packets through links (credits, per-packet round robin); "
+             "flow: fluid flows sharing each edge by max-min fairness, rates recomputed when a "
+             "flow starts or ends (faster at scale; see README 'Flow-level fabric model')")
+      .one_of({"packet", "flow"});
   p.optional("gpus", ParamKind::kInt, 0,
              "number of GPUs (ring, fully_connected, switch; two_level: optional cross-check)")
       .range(0, kMaxGpus);
@@ -152,6 +157,7 @@ FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus) {
   const BoundParams b = bind(fabric_params(), node);
   FabricConfig c;
   c.topology = b.str("topology");
+  c.fluid = b.str("model") == "flow";
   const TopologyKind& kind = *find_topology(c.topology);
   const bool takes_gpus = system_gpus > 0 && (kind.needs & kKeyGpus) != 0;
   check_keys(kind, b, node, takes_gpus ? kKeyGpus : 0u);

@@ -54,6 +54,7 @@ struct IbSwitchSpec {
 
 struct FabricConfig {
   std::string topology;
+  bool fluid = false;  // "model": "flow"
   int gpus = 0;
   int nodes = 0;
   int gpus_per_node = 0;

@@ -42,6 +42,9 @@ struct Topology {
   // > 0: at IB switches, routing breaks ties between equally short next hops by destination
   // (dst / spread_block) mod count instead of the lowest id (D-mod-K up/down routing, leaf_spine).
   int spread_block = 0;
+  // How the Fabric moves bytes over this graph: packets through links (default) or fluid flows
+  // sharing edges by max-min fairness (fluid.h).
+  bool fluid = false;
   Bytes packet_size;
   Duration local_latency;
   std::vector<TopoNode> nodes;
