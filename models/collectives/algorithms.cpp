@@ -7,10 +7,19 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr std::array<AlgorithmSpec, 3> kAlgorithms{{
-    {Algo::kRing, "ring", false, &make_ring},
-    {Algo::kDirect, "direct", false, &make_direct},
-    {Algo::kHierarchical, "hierarchical", true, &make_hierarchical},
+constexpr std::array<AlgorithmSpec, 4> kAlgorithms{{
+    {Algo::kRing, "ring",
+     kind_bit(Kind::kAllReduce) | kind_bit(Kind::kReduceScatter) | kind_bit(Kind::kAllGather) |
+         kind_bit(Kind::kBroadcast) | kind_bit(Kind::kReduce),
+     &make_ring},
+    {Algo::kDirect, "direct",
+     kind_bit(Kind::kAllReduce) | kind_bit(Kind::kReduceScatter) | kind_bit(Kind::kAllGather) |
+         kind_bit(Kind::kAllToAll) | kind_bit(Kind::kSendRecv),
+     &make_direct},
+    {Algo::kHierarchical, "hierarchical", kind_bit(Kind::kAllReduce), &make_hierarchical},
+    {Algo::kNvls, "nvls",
+     kind_bit(Kind::kAllReduce) | kind_bit(Kind::kReduceScatter) | kind_bit(Kind::kAllGather),
+     &make_nvls},
 }};
 
 }  // namespace

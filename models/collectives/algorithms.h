@@ -1,7 +1,7 @@
-// The collective algorithms, one table row each: name (config and CLI spelling), the operations it
-// implements and its schedule builder (schedule.h). A new algorithm is one row here plus its
-// schedule file. kAuto is not a row: it is resolved by Collective before a row is looked up.
-// Contract: algorithm() throws ModelError for kAuto; algorithm_names() lists "auto" first.
+// The collective algorithms, one table row each: name (config and CLI spelling), the operations
+// (kinds.h) it implements and its schedule builder (schedule.h). A new algorithm is one row here
+// plus its schedule file. kAuto is not a row: it is resolved by Collective before a row is looked
+// up. Contract: algorithm() throws ModelError for kAuto; algorithm_names() lists "auto" first.
 #pragma once
 
 #include <span>
@@ -17,9 +17,12 @@ namespace t3sim::collectives {
 struct AlgorithmSpec {
   Algo algo;
   std::string_view name;
-  bool all_reduce_only;  // false: also reduce-scatter and all-gather
+  uint32_t kinds;  // bit (1 << Kind) for every kind its schedule implements
   Schedule (*build)(const Geometry&);
+  bool implements(Kind k) const { return (kinds >> static_cast<unsigned>(k)) & 1u; }
 };
+
+constexpr uint32_t kind_bit(Kind k) { return 1u << static_cast<unsigned>(k); }
 
 std::span<const AlgorithmSpec> algorithm_table();
 const AlgorithmSpec& algorithm(Algo a);

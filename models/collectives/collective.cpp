@@ -8,6 +8,8 @@
 #include "models/collectives/cu_executor.h"
 #include "models/collectives/dma_executor.h"
 #include "models/collectives/fold.h"
+#include "models/collectives/kinds.h"
+#include "models/collectives/nvls_executor.h"
 #include "models/common/mirror.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
@@ -26,6 +28,7 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
   schedule_ = algorithm(algo_).build(g);
   if (spec.fold) {
     if (exec_ != Executor::kCu) throw common::FoldError("DMA-engine collectives");
+    if (algo_ == Algo::kNvls) throw common::FoldError("NVLS collectives (switch-side state)");
     bool in_order = group_.size() == machine_.gpus.size();
     for (size_t i = 0; in_order && i < group_.size(); ++i)
       in_order = group_[i] == static_cast<int>(i);
@@ -40,7 +43,9 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
   }
   const Protocol geom = exec_ == Executor::kDma ? Protocol::kSimple : proto_;
   ExecContext ctx{sim, machine_, schedule_, lib_.spec(geom), lib_, std::move(addr), this, path()};
-  if (exec_ == Executor::kCu) {
+  if (algo_ == Algo::kNvls) {
+    exec_impl_ = std::make_unique<NvlsExecutor>(std::move(ctx));
+  } else if (exec_ == Executor::kCu) {
     exec_impl_ = std::make_unique<CuExecutor>(std::move(ctx));
   } else {
     exec_impl_ = std::make_unique<DmaExecutor>(std::move(ctx));
@@ -70,7 +75,8 @@ void Collective::resolve(const CollectiveSpec& spec) {
     seen[static_cast<size_t>(g)] = true;
   }
   const uint64_t m = static_cast<uint64_t>(group_.size());
-  const uint64_t unit = spec.elem_bytes * (kind_ == Kind::kAllReduce ? 1 : m);
+  const KindSpec& ks = kind_spec(kind_);
+  const uint64_t unit = spec.elem_bytes * (ks.split_by_rank ? m : 1);
   if (spec.elem_bytes == 0 || bytes_ % unit != 0) {
     throw ConfigError(path(), "/bytes",
                       std::to_string(bytes_) + " B is not a multiple of " + std::to_string(unit) +
@@ -83,13 +89,39 @@ void Collective::resolve(const CollectiveSpec& spec) {
   exec_ = spec.exec.value_or(lib_.executor);
   bool multi_node = false;
   for (int g : group_) multi_node = multi_node || lib_.node_of(g) != lib_.node_of(group_[0]);
-  algo_ = spec.algo != Algo::kAuto ? spec.algo : lib_.algo;
-  if (algo_ == Algo::kAuto) {
-    algo_ = multi_node && kind_ == Kind::kAllReduce ? Algo::kHierarchical : Algo::kRing;
+  if (ks.rooted && (spec.root < 0 || static_cast<uint64_t>(spec.root) >= m)) {
+    throw ConfigError(path(), "/root",
+                      "root " + std::to_string(spec.root) + " is not a rank of the group (0.." +
+                          std::to_string(m - 1) + ")");
   }
-  if (algorithm(algo_).all_reduce_only && kind_ != Kind::kAllReduce) {
-    throw ConfigError(path(), "/algo",
-                      "the " + std::string(algorithm(algo_).name) + " algorithm is an all-reduce");
+  algo_ = spec.algo != Algo::kAuto ? spec.algo : lib_.algo;
+  if (algo_ == Algo::kAuto || !algorithm(algo_).implements(kind_)) {
+    // An explicit choice that cannot run this kind is an error; the library default falls back.
+    if (spec.algo != Algo::kAuto) {
+      throw ConfigError(path(), "/algo",
+                        "the " + std::string(algorithm(algo_).name) + " algorithm has no " +
+                            std::string(ks.name) + " schedule");
+    }
+    algo_ = multi_node && kind_ == Kind::kAllReduce ? Algo::kHierarchical : ks.preferred;
+    // NCCL's choice on NVLink SHARP systems (hardware.md §5.1): NVLS for large all-reduces within
+    // one NVSwitch node of more than nvls_min_ranks GPUs.
+    if (lib_.nvls_channels > 0 && !multi_node && kind_ == Kind::kAllReduce &&
+        bytes_ >= lib_.nvls_min.count() && m > lib_.nvls_min_ranks && one_switch()) {
+      algo_ = Algo::kNvls;
+    }
+  }
+  if (algo_ == Algo::kNvls) {
+    if (lib_.nvls_channels == 0) {
+      throw ConfigError(path(), "/algo",
+                        "this system's collectives have no NVLS (collectives.nvls_channels is 0)");
+    }
+    if (spec.proto != Protocol::kAuto && spec.proto != Protocol::kSimple) {
+      throw ConfigError(path(), "/proto", "NVLS runs the Simple protocol only");
+    }
+    exec_ = Executor::kCu;  // multimem loads and stores are issued by CUs
+    proto_ = Protocol::kSimple;
+    channels_ = spec.channels != 0 ? spec.channels : lib_.nvls_channels;
+    return;
   }
   const Protocol want = spec.proto != Protocol::kAuto ? spec.proto : lib_.protocol;
   proto_ = exec_ == Executor::kDma ? Protocol::kSimple : lib_.select(want, bytes_, multi_node);
@@ -103,6 +135,7 @@ Geometry Collective::geometry(const CollectiveSpec& spec) const {
   const ProtocolSpec& p = lib_.spec(proto_);
   Geometry g;
   g.kind = kind_;
+  g.root = spec.root;
   g.bytes = bytes_;
   g.elem_bytes = spec.elem_bytes;
   g.channels = channels_;
@@ -113,7 +146,34 @@ Geometry Collective::geometry(const CollectiveSpec& spec) const {
   g.channel_major = proto_ == Protocol::kSimple;
   g.gpus_per_node = lib_.gpus_per_node;
   g.ring_step = lib_.ring_reversed ? -1 : 1;
+  if (algo_ == Algo::kNvls) {
+    g.chunk = lib_.nvls_chunk.count();
+    g.slices_per_chunk = 1;
+    g.slice_floor = 0;
+  }
+  if (algo_ == Algo::kRing && fully_connected())
+    g.rings = disjoint_rings(static_cast<int>(g.ranks.size()));
   return g;
+}
+
+// Every pair of the group joined by one direct link (xGMI meshes): rings then spread their
+// channels over edge-disjoint ring orders, as RCCL does, instead of all using one link per GPU.
+bool Collective::one_switch() const {
+  for (int a : group_) {
+    if (a != group_[0] && machine_.fabric->hops(group_[0], a) != 2) return false;
+  }
+  return group_.size() > 1;
+}
+
+bool Collective::fully_connected() const {
+  constexpr size_t kMaxMesh = 64;  // no larger full mesh is built; avoids an O(n^2) scan
+  if (group_.size() < 3 || group_.size() > kMaxMesh) return false;
+  for (int a : group_) {
+    for (int b : group_) {
+      if (a != b && machine_.fabric->hops(a, b) != 1) return false;
+    }
+  }
+  return true;
 }
 
 void Collective::start(CollectiveDone* done, uint64_t tag) {

@@ -1,4 +1,4 @@
-// Collective: one all-reduce, reduce-scatter or all-gather over a group of GPUs of a Machine. It
+// Collective: one collective operation (kinds.h) over a group of GPUs of a Machine. It
 // resolves algorithm (ring, direct, hierarchical), protocol (Simple, LL128, LL; auto by size) and
 // executor (CU kernels, DMA engines), builds the schedule (schedule.h) and runs it. `bytes` is
 // nccl-tests' S, the whole per-GPU buffer; data live in place in one buffer per GPU (`buffer_addr`,
@@ -31,6 +31,7 @@ struct CollectiveSpec {
   uint32_t channels = 0;             // 0: the library's "channels"
   std::vector<int> group;            // GPU ids in ring order; empty = every GPU
   uint32_t elem_bytes = 4;
+  int root = 0;                       // broadcast, reduce: the root's rank in the group
   std::vector<uint64_t> buffer_addr;  // per group member; empty = allocate S on each GPU
   // Folded run (models/common/mirror.h): only GPU 0's lanes run (collectives/fold.h); needs the
   // whole machine as the group in order and a CU executor, else common::FoldError.
@@ -73,6 +74,8 @@ class Collective : public Component, public ExecutorDone {
  private:
   void resolve(const CollectiveSpec& spec);
   Geometry geometry(const CollectiveSpec& spec) const;
+  bool fully_connected() const;
+  bool one_switch() const;  // every group member two hops (one switch) from the first
 
   gpu::Machine& machine_;
   LibraryConfig lib_;

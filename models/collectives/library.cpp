@@ -135,6 +135,17 @@ Params library_params() {
       .range(0, 4096);
   p.required("inter_node_latency", ParamKind::kDuration,
              "extra per-slice flag latency of an inter-node hop: network proxy, NIC doorbells");
+  p.optional("nvls_channels", ParamKind::kInt, 0,
+             "NVLink SHARP (NVLS) channels: the NVSwitch reduces and multicasts (0 = no NVLS)")
+      .range(0, 64);
+  p.required("nvls_chunk", ParamKind::kBytes,
+             "NVLS chunk per channel and loop (NCCL_NVLS_CHUNKSIZE)")
+      .at_least(4096);
+  p.required("nvls_min", ParamKind::kBytes,
+             "auto algorithm: NVLS for all-reduces of at least this size (when nvls_channels > 0)");
+  p.required("nvls_min_ranks", ParamKind::kInt,
+             "auto algorithm: NVLS only for groups of more GPUs than this")
+      .range(1, 4096);
   p.optional("piece", ParamKind::kBytes, "16 KiB",
              "CU memory-work granularity (fidelity knob: loads then stores per piece)")
       .range(256, 1 << 20);
@@ -162,6 +173,10 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
   c.gpus_per_node = b.present("gpus_per_node") ? static_cast<uint32_t>(b.integer("gpus_per_node"))
                                                : fabric_gpus_per_node;
   c.inter_node_latency = b.duration("inter_node_latency");
+  c.nvls_channels = static_cast<uint32_t>(b.integer("nvls_channels"));
+  c.nvls_chunk = b.bytes("nvls_chunk");
+  c.nvls_min = b.bytes("nvls_min");
+  c.nvls_min_ranks = static_cast<uint32_t>(b.integer("nvls_min_ranks"));
   c.piece = b.bytes("piece");
   c.ring_reversed = b.str("ring_direction") == "backward";
   return c;

@@ -22,8 +22,17 @@ class Registry;
 
 namespace t3sim::collectives {
 
-enum class Kind : uint8_t { kAllReduce, kReduceScatter, kAllGather };
-enum class Algo : uint8_t { kAuto, kRing, kDirect, kHierarchical };
+// The collective operations (kinds.h holds their table: names, sizes, bus-bandwidth rule).
+enum class Kind : uint8_t {
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kSendRecv
+};
+enum class Algo : uint8_t { kAuto, kRing, kDirect, kHierarchical, kNvls };
 enum class Protocol : uint8_t { kAuto, kSimple, kLL128, kLL };
 enum class Executor : uint8_t { kCu, kDma };
 
@@ -71,6 +80,10 @@ struct LibraryConfig {
   Bytes ll128_max;                        // auto: LL128 up to this size (NVLink-only groups)
   uint32_t gpus_per_node = 0;             // 0 = every GPU in one node
   Duration inter_node_latency;            // extra per-slice flag latency on inter-node hops
+  uint32_t nvls_channels = 0;             // NVLink SHARP channels (0: the switch cannot reduce)
+  Bytes nvls_chunk;                       // NVLS chunk per channel and loop
+  Bytes nvls_min;                         // auto: NVLS all-reduce from this size
+  uint32_t nvls_min_ranks = 2;            // auto: NVLS only with more GPUs than this
   Bytes piece;                            // CU memory-work granularity (fidelity knob)
   bool ring_reversed = false;             // ring rank r sends to r-1 instead of r+1
 

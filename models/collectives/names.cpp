@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/collectives/algorithms.h"
+#include "models/collectives/kinds.h"
 #include "models/collectives/library.h"
 #include "sim/config.h"
 #include "sim/errors.h"
@@ -13,7 +14,6 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr std::array<const char*, 3> kKinds{"all_reduce", "reduce_scatter", "all_gather"};
 constexpr std::array<const char*, 4> kProtos{"auto", "simple", "ll128", "ll"};
 constexpr std::array<const char*, 2> kExecs{"cu", "dma"};
 
@@ -39,7 +39,7 @@ E parse(const std::array<const char*, N>& names, const std::string& s, const std
 
 }  // namespace
 
-const char* to_string(Kind k) { return kKinds[static_cast<size_t>(k)]; }
+const char* to_string(Kind k) { return kind_spec(k).name.data(); }  // names are literals
 const char* to_string(Algo a) {
   return a == Algo::kAuto ? "auto" : algorithm(a).name.data();  // names are literals
 }
@@ -52,6 +52,14 @@ Algo parse_algo(const std::string& s, const std::string& what) {
   }
   if (s == "auto") return Algo::kAuto;
   unknown(s, algorithm_names(), what);
+}
+Kind parse_kind(const std::string& s, const std::string& what) {
+  std::vector<std::string> all;
+  for (const KindSpec& row : kind_table()) {
+    if (s == row.name || s == row.test) return row.kind;
+    all.emplace_back(row.name);
+  }
+  unknown(s, all, what);
 }
 Protocol parse_protocol(const std::string& s, const std::string& what) {
   return parse<Protocol>(kProtos, s, what);

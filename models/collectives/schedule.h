@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/collectives/library.h"
+#include "models/collectives/ring_orders.h"
 
 namespace t3sim::collectives {
 
@@ -81,6 +82,7 @@ struct Geometry {
   Kind kind = Kind::kAllReduce;
   uint64_t bytes = 0;  // S: the full per-GPU buffer
   uint32_t elem_bytes = 4;
+  int root = 0;  // broadcast, reduce: root rank
   uint32_t channels = 1;
   std::vector<int> ranks;  // GPU ids in ring order
   uint64_t chunk = 0;      // largest chunk per rank, channel and loop
@@ -89,6 +91,9 @@ struct Geometry {
   bool channel_major = true;  // Simple: a channel's chunks are contiguous; LL: interleaved
   uint32_t gpus_per_node = 0;
   int ring_step = 1;  // ring: rank r sends to r + ring_step (+1 NCCL's direction, -1 reversed)
+  // Ring orders, channel c runs rings[c % size] (position -> rank); empty: the one order of
+  // `ranks` (ring_orders.h: edge-disjoint rings on fully connected fabrics).
+  std::vector<RingOrder> rings;
 };
 
 // Ring reduce-scatter / all-gather (n-1 steps) and all-reduce (2(n-1) steps), NCCL's runRing.
@@ -99,5 +104,7 @@ Schedule make_direct(const Geometry& g);
 // intra-node ring AG, on three lanes per channel pipelined by chunk (NCCL's split-thread model).
 // Contract: ConfigError unless gpus_per_node divides the group into >= 2 equal nodes.
 Schedule make_hierarchical(const Geometry& g);
+// NVLink SHARP: per rank and channel, chunks of its share for the NVLS executor (nvls_executor.h).
+Schedule make_nvls(const Geometry& g);
 
 }  // namespace t3sim::collectives

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "sim/errors.h"
 #include "sim/units.h"
 
 namespace t3sim::common {
@@ -18,11 +19,23 @@ class FabricReceiver {
   virtual void delivered(uint64_t tag) = 0;
 };
 
+// Which hops of the src -> dst path a message crosses: all of them, or, for in-switch collectives
+// (NVLink SHARP: reduction and multicast in the NVSwitch, hardware.md §5.1), only the first hop,
+// ending in the switch, or only the last, leaving the switch for dst.
+enum class PathSegment : uint8_t { kWhole, kToSwitch, kFromSwitch };
+
 class FabricApi {
  public:
   virtual ~FabricApi() = default;
   virtual int num_gpus() const = 0;
   virtual void send(int src, int dst, Bytes bytes, FabricReceiver* rx, uint64_t tag) = 0;
+  // Contract: as send(), over `seg` of the path; the path must cross a switch (src != dst). A
+  // fabric without in-switch paths throws ModelError.
+  virtual void send_segment(int src, int dst, PathSegment seg, Bytes bytes, FabricReceiver* rx,
+                            uint64_t tag) {
+    (void)src, (void)dst, (void)seg, (void)bytes, (void)rx, (void)tag;
+    throw ModelError("fabric", "this fabric model has no in-switch message segments");
+  }
   // Peak per-direction bandwidth and one-way latency between two GPUs (for schedule planning,
   // e.g. choosing slice sizes; never used to compute results directly).
   virtual Bandwidth path_bandwidth(int src, int dst) const = 0;

@@ -82,10 +82,23 @@ void Fabric::check_gpu(int gpu, const char* role) const {
 }
 
 void Fabric::send(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag) {
+  send_segment(src, dst, Segment::kWhole, bytes, rx, tag);
+}
+
+void Fabric::send_segment(int src, int dst, common::PathSegment seg, Bytes bytes,
+                          common::FabricReceiver* rx, uint64_t tag) {
   check_gpu(src, "source");
   check_gpu(dst, "destination");
   if (!wired_) throw ModelError(path(), "send on a validation-only fabric (built without links)");
+  if (seg != Segment::kWhole && src == dst) {
+    throw ModelError(path(), "in-switch segment from GPU " + std::to_string(src) + " to itself");
+  }
   if (fluid_) {
+    if (seg != Segment::kWhole) {
+      throw ModelError(path(),
+                       "in-switch segments need fabric.model \"packet\" (the flow model "
+                       "has no packets for a switch to reduce or multicast)");
+    }
     Node& from = *nodes_[src];
     from.bytes_sent.inc(bytes.count());
     from.messages_sent.inc();
@@ -94,9 +107,12 @@ void Fabric::send(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uin
     fluid_->send(src, dst, bytes, rx, tag);
     return;
   }
-  const bool was_idle = src == dst || flows_.slot(flows_.first_slot(src, dst)).ready == 0;
-  const uint32_t m = flows_.add(src, dst, bytes, rx, tag);
-  Node& from = *nodes_[src];
+  const bool was_idle = src == dst || flows_.slot(flows_.first_slot(src, dst, seg)).ready == 0;
+  const uint32_t m = flows_.add(src, dst, bytes, rx, tag, seg);
+  // A segment leaving the switch is sent by the switch (conservation counts every node).
+  const uint32_t first = src == dst ? 0 : flows_.first_slot(src, dst, seg);
+  Node& from = seg == Segment::kFromSwitch ? *nodes_[topo_.edges[flows_.slot(first).edge].from]
+                                           : *nodes_[src];
   from.bytes_sent.inc(bytes.count());
   from.messages_sent.inc();
   messages_.inc();
@@ -107,8 +123,8 @@ void Fabric::send(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uin
   const uint32_t packets = flows_.message(m).packets;
   from.packets_sent.inc(packets);
   packets_.inc(packets);
-  expected_link_bytes_.inc(bytes.count() * static_cast<uint64_t>(routes_.hops(src, dst)));
-  const uint32_t first = flows_.first_slot(src, dst);
+  const uint64_t hops = seg == Segment::kWhole ? static_cast<uint64_t>(routes_.hops(src, dst)) : 1;
+  expected_link_bytes_.inc(bytes.count() * hops);
   if (was_idle) egress_[flows_.slot(first).edge]->activate(first);
 }
 
@@ -120,7 +136,7 @@ void Fabric::receive(Packet& p) {
     inputs_[s.edge]->release();  // consumed into GPU memory: the buffer frees at once
     node.packets_received.inc();
     node.bytes_received.inc(p.bytes);
-    if (p.last) complete(p.msg);
+    if (p.last) complete(p.msg, at);
     return;
   }
   node.packets_forwarded.inc();
@@ -144,12 +160,12 @@ void Fabric::fluid_delivered(int /*src*/, int dst, Bytes bytes, common::FabricRe
 void Fabric::deliver_local(uint64_t msg) {
   const Message& m = flows_.message(static_cast<uint32_t>(msg));
   nodes_[m.dst]->bytes_received.inc(m.bytes.count());
-  complete(static_cast<uint32_t>(msg));
+  complete(static_cast<uint32_t>(msg), static_cast<uint32_t>(m.dst));
 }
 
-void Fabric::complete(uint32_t msg) {
+void Fabric::complete(uint32_t msg, uint32_t at) {
   const Message m = flows_.complete(msg);  // state settled before the callback may send again
-  nodes_[m.dst]->messages_received.inc();
+  nodes_[at]->messages_received.inc();
   if (m.rx != nullptr) m.rx->delivered(m.tag);
 }
 
@@ -241,9 +257,9 @@ void Fabric::finish() {
   }
   uint64_t sent = 0;
   uint64_t received = 0;
-  for (int g = 0; g < topo_.num_gpus; ++g) {
-    sent += nodes_[g]->bytes_sent.value();
-    received += nodes_[g]->bytes_received.value();
+  for (const auto& node : nodes_) {  // switches too: in-switch segments start or end there
+    sent += node->bytes_sent.value();
+    received += node->bytes_received.value();
   }
   if (sent != received) {
     throw ModelError(path(), "bytes not conserved: sent " + std::to_string(sent) + " B, received " +

@@ -44,6 +44,8 @@ class Fabric final : public Component,
   // of the last byte; an unknown GPU id is a ModelError.
   int num_gpus() const override { return topo_.num_gpus; }
   void send(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag) override;
+  void send_segment(int src, int dst, common::PathSegment seg, Bytes bytes,
+                    common::FabricReceiver* rx, uint64_t tag) override;
   Bandwidth path_bandwidth(int src, int dst) const override;  // unbounded for src == dst
   Duration path_latency(int src, int dst) const override;     // sum of link latencies
   int hops(int src, int dst) const override;
@@ -87,7 +89,7 @@ class Fabric final : public Component,
   void register_stats();
   void check_gpu(int gpu, const char* role) const;
   void deliver_local(uint64_t msg);
-  void complete(uint32_t msg);
+  void complete(uint32_t msg, uint32_t at);  // delivered at node `at`
 
   Topology topo_;
   RouteTable routes_;

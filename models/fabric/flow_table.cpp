@@ -11,10 +11,25 @@ FlowTable::FlowTable(const RouteTable& routes, Bytes packet_size)
   }
 }
 
-FlowTable::Flow& FlowTable::flow(int src, int dst) {
-  const auto [it, created] = flows_.try_emplace(routes_.flow(src, dst));
+// Whole paths use the route's flow id (src x n + dst); a segment sets one of the two top bits.
+uint32_t FlowTable::key(int src, int dst, Segment seg) const {
+  const uint32_t id = routes_.flow(src, dst);
+  if (seg == Segment::kWhole) return id;
+  if (id >= (1u << 30)) throw ModelError("fabric", "too many GPUs for in-switch segments");
+  return id | (seg == Segment::kToSwitch ? 1u << 30 : 1u << 31);
+}
+
+FlowTable::Flow& FlowTable::flow(int src, int dst, Segment seg) {
+  const auto [it, created] = flows_.try_emplace(key(src, dst, seg));
   if (!created) return it->second;
-  const std::vector<uint32_t> path = routes_.path(src, dst);
+  std::vector<uint32_t> path = routes_.path(src, dst);
+  if (seg != Segment::kWhole) {
+    if (path.size() < 2) {
+      throw ModelError("fabric", "GPU " + std::to_string(src) + " -> " + std::to_string(dst) +
+                                     " crosses no switch: no in-switch segment");
+    }
+    path = {seg == Segment::kToSwitch ? path.front() : path.back()};
+  }
   if (slots_.size() + path.size() > std::numeric_limits<uint32_t>::max()) {
     throw ModelError("fabric", "too many active routes (more than 2^32 hops in use)");
   }
@@ -30,7 +45,7 @@ FlowTable::Flow& FlowTable::flow(int src, int dst) {
   return it->second;
 }
 
-uint32_t FlowTable::first_slot(int src, int dst) { return flow(src, dst).first; }
+uint32_t FlowTable::first_slot(int src, int dst, Segment seg) { return flow(src, dst, seg).first; }
 
 uint32_t FlowTable::allocate() {
   if (free_.empty()) {
@@ -42,7 +57,8 @@ uint32_t FlowTable::allocate() {
   return m;
 }
 
-uint32_t FlowTable::add(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag) {
+uint32_t FlowTable::add(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag,
+                        Segment seg) {
   const uint32_t id = allocate();
   const uint64_t ps = packet_size_.count();
   const uint64_t packets = bytes.count() == 0 ? 1 : (bytes.count() + ps - 1) / ps;
@@ -50,9 +66,10 @@ uint32_t FlowTable::add(int src, int dst, Bytes bytes, common::FabricReceiver* r
     throw ModelError("fabric", "message of " + std::to_string(bytes.count()) +
                                    " B has too many packets (raise packet_size)");
   }
-  msgs_[id] = Message{src, dst, bytes, static_cast<uint32_t>(packets), kNone, rx, tag};
+  msgs_[id] = Message{src, dst, 0, bytes, static_cast<uint32_t>(packets), kNone, rx, tag};
   if (src == dst) return id;
-  Flow& f = flow(src, dst);
+  msgs_[id].flow = key(src, dst, seg);
+  Flow& f = flow(src, dst, seg);
   if (f.tail != kNone) {
     msgs_[f.tail].next = id;
   } else {
@@ -91,7 +108,7 @@ Packet FlowTable::take(uint32_t slot) {
 Message FlowTable::complete(uint32_t msg) {
   const Message m = msgs_[msg];
   if (m.src != m.dst) {
-    Flow& f = flows_.at(routes_.flow(m.src, m.dst));
+    Flow& f = flows_.at(m.flow);
     if (f.head != msg) throw ModelError("fabric", "message completed out of flow order");
     f.head = m.next;
     if (f.head == kNone) f.tail = kNone;

@@ -31,9 +31,12 @@ struct Packet {
   uint32_t last = 0;
 };
 
+using Segment = common::PathSegment;
+
 struct Message {
   int src = 0;
   int dst = 0;
+  uint32_t flow = 0;  // key of its flow (a segment's flow is its own, with its own FIFO)
   Bytes bytes;
   uint32_t packets = 0;
   uint32_t next = kNone;  // next message of the same flow
@@ -55,9 +58,10 @@ class FlowTable {
   FlowTable(const RouteTable& routes, Bytes packet_size);
 
   // A new message; for src != dst it joins its flow and hop 0 gets all its packets. Returns its id.
-  uint32_t add(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag);
+  uint32_t add(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag,
+               Segment seg = Segment::kWhole);
   // The flow's first slot, creating its slots on first use (src != dst).
-  uint32_t first_slot(int src, int dst);
+  uint32_t first_slot(int src, int dst, Segment seg = Segment::kWhole);
   // The next packet leaving `slot` (ready must be > 0); advances the cursor.
   Packet take(uint32_t slot);
   // One packet reached `slot`'s node; true if the slot was empty (its egress must be told).
@@ -79,7 +83,8 @@ class FlowTable {
     uint32_t hops = 0;
   };
   uint32_t allocate();
-  Flow& flow(int src, int dst);
+  uint32_t key(int src, int dst, Segment seg) const;
+  Flow& flow(int src, int dst, Segment seg);
 
   const RouteTable& routes_;
   Bytes packet_size_;

@@ -56,9 +56,14 @@ void GemmKernel::configure() {
   // With the L2 front end the slice ports carry the L2 -> CU bandwidth, so a phase is its matrix
   // compute alone; without it l2_bandwidth bounds each WG's input rate (tile_select.h).
   const uint64_t k = (plan_.shape.k + p - 1) / p;
-  phase_time_ = partition_ ? tile_compute_time(spec_, plan_.tile_m, plan_.tile_n, k)
-                           : phase_time(spec_, plan_.tile_m, plan_.tile_n, k, plan_.elem_bytes);
-  l2_ = SliceCache(spec_.l2, (plan_.tiles_m() + plan_.tiles_n()) * p, plan_.tiles());
+  const Precision math = plan_.shape.precision;
+  if (matrix_rate(spec_, math) == 0) {
+    throw ModelError(path(), "the GPU preset gives no matrix rate for this GEMM's precision");
+  }
+  phase_time_ = partition_
+                    ? tile_compute_time(spec_, plan_.tile_m, plan_.tile_n, k, math)
+                    : phase_time(spec_, plan_.tile_m, plan_.tile_n, k, plan_.elem_bytes, math);
+  l2_ = SliceCache(spec_.l2, plan_.panels() * p, plan_.tiles());
   const size_t per_tile = plan_.split_k > 1 ? plan_.tiles() : 0;
   splits_left_.assign(per_tile, plan_.split_k);
   partials_out_.assign(per_tile, 0);
@@ -148,12 +153,19 @@ uint64_t GemmKernel::phase_k0(uint32_t phase) const {
          std::min<uint64_t>(phase, plan_.shape.k % phases_total());
 }
 
+// Panels: A row panel r of product b is b x tiles_m + r; B column panel c of product b is
+// batch x tiles_m + b x tiles_n + c.
 uint32_t GemmKernel::slice_id_a(uint32_t tile, uint32_t phase) const {
-  return (tile / plan_.tiles_n()) * phases_total() + phase;
+  const uint32_t b = tile / plan_.tiles_per_batch();
+  const uint32_t row = (tile % plan_.tiles_per_batch()) / plan_.tiles_n();
+  return (b * plan_.tiles_m() + row) * phases_total() + phase;
 }
 
 uint32_t GemmKernel::slice_id_b(uint32_t tile, uint32_t phase) const {
-  return (plan_.tiles_m() + tile % plan_.tiles_n()) * phases_total() + phase;
+  const uint32_t b = tile / plan_.tiles_per_batch();
+  const uint32_t panel =
+      plan_.batch() * plan_.tiles_m() + b * plan_.tiles_n() + tile % plan_.tiles_n();
+  return panel * phases_total() + phase;
 }
 
 uint64_t GemmKernel::tile_partial_bytes(uint32_t tile) const {
@@ -166,16 +178,21 @@ GemmKernel::Operand GemmKernel::operand(uint32_t id) const {
   const uint32_t phase = id % phases_total();
   const uint64_t k = phase_k(phase);
   const uint64_t k0 = phase_k0(phase);
-  if (panel < plan_.tiles_m()) {
-    const uint64_t rows = plan_.tile_rows(panel * plan_.tiles_n());
-    return {plan_.a_addr +
-                (panel * plan_.tile_m * plan_.shape.k + k0 * plan_.tile_m) * plan_.elem_bytes,
-            rows * k * plan_.elem_bytes};
+  const uint64_t e = plan_.elem_bytes;
+  const uint32_t a_panels = plan_.batch() * plan_.tiles_m();
+  if (panel < a_panels) {
+    const uint64_t b = panel / plan_.tiles_m();
+    const uint64_t row = panel % plan_.tiles_m();
+    const uint64_t rows = plan_.tile_rows(static_cast<uint32_t>(row) * plan_.tiles_n());
+    return {plan_.a_addr + b * plan_.shape.m * plan_.shape.k * e +
+                (row * plan_.tile_m * plan_.shape.k + k0 * plan_.tile_m) * e,
+            rows * k * e};
   }
-  const uint32_t col = panel - plan_.tiles_m();
-  return {
-      plan_.b_addr + (col * plan_.tile_n * plan_.shape.k + k0 * plan_.tile_n) * plan_.elem_bytes,
-      plan_.tile_cols(col) * k * plan_.elem_bytes};
+  const uint64_t b = (panel - a_panels) / plan_.tiles_n();
+  const uint32_t col = (panel - a_panels) % plan_.tiles_n();
+  return {plan_.b_addr + b * plan_.shape.k * plan_.shape.n * e +
+              (col * plan_.tile_n * plan_.shape.k + k0 * plan_.tile_n) * e,
+          plan_.tile_cols(col) * k * e};
 }
 
 // Requests phases while they stay within the lookahead (next_compute + ahead, or [0, ahead) in

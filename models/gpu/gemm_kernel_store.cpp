@@ -70,7 +70,7 @@ void GemmKernel::store(uint32_t w) {
   const TileStore& s = plan_.stores[tile];
   const uint64_t bytes = plan_.tile_bytes(tile);
   tiles_.inc();
-  if (s.cached) l2_.pollute((plan_.tiles_m() + plan_.tiles_n()) * phases_total() + tile, bytes);
+  if (s.cached) l2_.pollute(plan_.panels() * phases_total() + tile, bytes);
   if (s.dst_gpu == gpu_) {
     Access a;
     a.addr = s.addr;

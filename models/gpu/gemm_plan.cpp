@@ -5,7 +5,7 @@
 namespace t3sim::gpu {
 
 uint64_t GemmPlan::tile_rows(uint32_t t) const {
-  const uint64_t r0 = static_cast<uint64_t>(t / tiles_n()) * tile_m;
+  const uint64_t r0 = static_cast<uint64_t>((t % tiles_per_batch()) / tiles_n()) * tile_m;
   return std::min<uint64_t>(tile_m, shape.m - r0);
 }
 
@@ -26,11 +26,15 @@ GemmPlan local_gemm_plan(GemmShape shape, uint32_t elem_bytes, uint32_t tile_m, 
   p.a_addr = a_addr;
   p.b_addr = b_addr;
   p.c_addr = c_addr;
-  p.workspace_addr = c_addr + (shape.m * shape.n * elem_bytes + 4095) / 4096 * 4096;
+  p.workspace_addr = c_addr + (shape.m * shape.n * shape.batch * elem_bytes + 4095) / 4096 * 4096;
   p.retile = true;
   const uint32_t n = p.tiles();
   p.stores.resize(n);
-  append_grouped_order(p.order, p.tiles_n(), 0, p.tiles_m(), group_m);
+  for (uint32_t b = 0; b < p.batch(); ++b) {  // products one after another, each grouped
+    const size_t first = p.order.size();
+    append_grouped_order(p.order, p.tiles_n(), 0, p.tiles_m(), group_m);
+    for (size_t i = first; i < p.order.size(); ++i) p.order[i] += b * p.tiles_per_batch();
+  }
   uint64_t addr = c_addr;
   for (uint32_t t = 0; t < n; ++t) {
     p.stores[t] = TileStore{

@@ -4,7 +4,8 @@
 // traffic class, tracker tile id, cached or uncached). The baseline GEMM and every T3 variant
 // differ only in this data. A baseline plan (local_gemm_plan) is marked `retile`: its launch may
 // re-tile it per the preset's tile_select (tile_select.h); T3's fused plans never are.
-// Invariant: order is a permutation of [0, tiles); stores.size() == tiles; split_k >= 1.
+// Invariant: order is a permutation of [0, tiles); stores.size() == tiles; split_k >= 1; batched
+// plans (batch > 1) are baseline plans only (T3's fused plans hold one product).
 #pragma once
 
 #include <cstdint>
@@ -14,10 +15,18 @@
 
 namespace t3sim::gpu {
 
+// Which matrix rate of the GPU a GEMM's inner loop runs at (gpu_spec.h): FP16/BF16 tensor math,
+// TF32 tensor math on FP32 data, FP32 without tensor cores (SIMT), FP8 (and INT8) tensor math.
+enum class Precision { kFp16, kTf32, kFp32, kFp8 };
+
+// A GEMM problem: `batch` independent C[m x n] = A[m x k] B[k x n] products (each with its own
+// A, B and C, laid out one after another), at `precision`.
 struct GemmShape {
   uint64_t m = 0;
   uint64_t n = 0;
   uint64_t k = 0;
+  uint64_t batch = 1;
+  Precision precision = Precision::kFp16;
 };
 
 struct TileStore {
@@ -46,7 +55,12 @@ struct GemmPlan {
 
   uint32_t tiles_m() const { return static_cast<uint32_t>((shape.m + tile_m - 1) / tile_m); }
   uint32_t tiles_n() const { return static_cast<uint32_t>((shape.n + tile_n - 1) / tile_n); }
-  uint32_t tiles() const { return tiles_m() * tiles_n(); }
+  uint32_t batch() const { return static_cast<uint32_t>(shape.batch); }
+  // Tiles of one product; tile t belongs to product t / tiles_per_batch().
+  uint32_t tiles_per_batch() const { return tiles_m() * tiles_n(); }
+  uint32_t tiles() const { return tiles_per_batch() * batch(); }
+  // Operand panels: A row panels of every product, then B column panels of every product.
+  uint32_t panels() const { return (tiles_m() + tiles_n()) * batch(); }
   uint64_t tile_rows(uint32_t t) const;
   uint64_t tile_cols(uint32_t t) const;
   uint64_t tile_bytes(uint32_t t) const { return tile_rows(t) * tile_cols(t) * elem_bytes; }

@@ -41,12 +41,47 @@ uint32_t lookahead_phases(const GpuSpec& spec) {
   return std::max<uint32_t>(1, (spec.stages - 1) / group);
 }
 
+uint32_t matrix_rate(const GpuSpec& spec, Precision precision) {
+  switch (precision) {
+    case Precision::kTf32:
+      return spec.flops_per_cu_cycle_tf32;
+    case Precision::kFp32:
+      return spec.flops_per_cu_cycle_fp32;
+    case Precision::kFp8:
+      return spec.flops_per_cu_cycle_fp8;
+    default:
+      return spec.flops_per_cu_cycle;
+  }
+}
+
+std::string_view to_string(Precision precision) {
+  switch (precision) {
+    case Precision::kTf32:
+      return "tf32";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kFp8:
+      return "fp8";
+    default:
+      return "fp16";
+  }
+}
+
 Params gpu_params() {
   Params p;
   p.required("cus", ParamKind::kInt, "compute units (SMs) per GPU").range(1, 4096);
   p.required("clock", ParamKind::kFrequency, "CU clock used for matrix throughput");
   p.required("flops_per_cu_cycle", ParamKind::kInt, "dense FP16/BF16 matrix FLOP per CU per cycle")
       .range(1, 1 << 20);
+  p.optional("flops_per_cu_cycle_tf32", ParamKind::kInt, 0,
+             "dense TF32 matrix FLOP per CU per cycle (FP32 data on tensor cores; 0: none)")
+      .range(0, 1 << 20);
+  p.optional("flops_per_cu_cycle_fp32", ParamKind::kInt, 0,
+             "FP32 FLOP per CU per cycle without tensor cores (SIMT FMA; 0: not given)")
+      .range(0, 1 << 20);
+  p.optional("flops_per_cu_cycle_fp8", ParamKind::kInt, 0,
+             "dense FP8/INT8 matrix FLOP per CU per cycle (0: no FP8 matrix units)")
+      .range(0, 1 << 20);
   p.required("efficiency", ParamKind::kReal, "fraction of matrix peak reached by a GEMM WG")
       .range(0.01, 1.0);
   p.required("l2", ParamKind::kBytes, "L2 capacity").at_least(1);
@@ -114,6 +149,9 @@ GpuSpec bind_gpu(const ConfigNode& node) {
   s.cus = static_cast<uint32_t>(b.integer("cus"));
   s.clock = b.frequency("clock");
   s.flops_per_cu_cycle = static_cast<uint32_t>(b.integer("flops_per_cu_cycle"));
+  s.flops_per_cu_cycle_tf32 = static_cast<uint32_t>(b.integer("flops_per_cu_cycle_tf32"));
+  s.flops_per_cu_cycle_fp32 = static_cast<uint32_t>(b.integer("flops_per_cu_cycle_fp32"));
+  s.flops_per_cu_cycle_fp8 = static_cast<uint32_t>(b.integer("flops_per_cu_cycle_fp8"));
   s.efficiency = b.real("efficiency");
   s.l2 = b.bytes("l2");
   s.tile_m = static_cast<uint32_t>(b.integer("tile_m"));

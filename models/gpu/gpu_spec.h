@@ -9,9 +9,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "models/gpu/dma_engine.h"
+#include "models/gpu/gemm_plan.h"
 #include "sim/config.h"
 #include "sim/params.h"
 #include "sim/units.h"
@@ -46,8 +48,11 @@ struct PartitionSpec {
 struct GpuSpec {
   uint32_t cus = 0;
   Frequency clock;
-  uint32_t flops_per_cu_cycle = 0;  // dense FP16/BF16 matrix FLOP per CU per cycle
-  double efficiency = 1.0;          // fraction of the matrix peak a WG's inner loop reaches
+  uint32_t flops_per_cu_cycle = 0;       // dense FP16/BF16 matrix FLOP per CU per cycle
+  uint32_t flops_per_cu_cycle_tf32 = 0;  // dense TF32 matrix rate (0: none)
+  uint32_t flops_per_cu_cycle_fp32 = 0;  // FP32 without tensor cores (SIMT; 0: not given)
+  uint32_t flops_per_cu_cycle_fp8 = 0;   // dense FP8/INT8 matrix rate (0: none)
+  double efficiency = 1.0;               // fraction of the matrix peak a WG's inner loop reaches
   Bytes l2;
   uint32_t tile_m = 128;
   uint32_t tile_n = 128;
@@ -73,6 +78,10 @@ struct GpuSpec {
   Bytes cu_window;  // bytes a collective kernel's CU keeps in flight (Little's law bandwidth)
   DmaSpec dma;
 };
+
+// FLOP per CU per cycle of `precision` (0: the preset gives none; a GEMM of it is refused).
+uint32_t matrix_rate(const GpuSpec& spec, Precision precision);
+std::string_view to_string(Precision precision);  // "fp16", "tf32", "fp32", "fp8"
 
 // Phases per WG for a K of `k` (one split) and phases requested ahead (>= 1), per the pipeline.
 uint32_t k_phases_for(const GpuSpec& spec, uint64_t k);

@@ -30,14 +30,16 @@ struct TileChoice {
   Duration estimate;  // the heuristic's modelled time (not the simulated time)
 };
 
-// Matrix compute time of a tile_m x tile_n x k slice on one WG slot, in whole CU cycles (the full
-// tile is computed even at the edges: the matrix units run whole tiles).
-Duration tile_compute_time(const GpuSpec& spec, uint32_t tile_m, uint32_t tile_n, uint64_t k);
+// Matrix compute time of a tile_m x tile_n x k slice on one WG slot at the precision's rate
+// (gpu_spec.h matrix_rate), in whole CU cycles (the full tile is computed even at the edges: the
+// matrix units run whole tiles). Batched shapes count tiles x batch in the estimates below.
+Duration tile_compute_time(const GpuSpec& spec, uint32_t tile_m, uint32_t tile_n, uint64_t k,
+                           Precision precision = Precision::kFp16);
 
 // Time of one K phase of depth k: max(matrix compute, (tile_m + tile_n) x k x elem_bytes of input
 // through l2_bandwidth / (cus x wgs_per_cu)); the compute time alone when l2_bandwidth is 0.
 Duration phase_time(const GpuSpec& spec, uint32_t tile_m, uint32_t tile_n, uint64_t k,
-                    uint32_t elem_bytes);
+                    uint32_t elem_bytes, Precision precision = Precision::kFp16);
 
 // Contract: deterministic; kFixed -> {tile_m, tile_n, 1}; kHeuristic -> a candidate of spec.tiles
 // (or the preset tile when the list is empty) and 1 <= split_k <= max_split_k with

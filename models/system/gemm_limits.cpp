@@ -44,10 +44,10 @@ std::string gemm_beyond_model(const gpu::GpuSpec& spec, const gpu::GemmShape& sh
     }
     split = std::max<uint32_t>(1, spec.max_split_k);
   }
-  const Wide m = shape.m, n = shape.n, k = shape.k, e = elem_bytes;
+  const Wide m = shape.m, n = shape.n, k = shape.k, e = elem_bytes, batch = shape.batch;
   const Wide tiles_m = ceil_div(m, tile_m);
   const Wide tiles_n = ceil_div(n, tile_n);
-  const Wide wgs = tiles_m * tiles_n * split;
+  const Wide wgs = tiles_m * tiles_n * batch * split;  // over every product of a batch
   if (wgs >= kMaxCount) {
     return fmt::format("{} x {} tiles of {}x{}{} make {} work-groups, above the model's 2^31",
                        text(tiles_m), text(tiles_n), tile_m, tile_n,
@@ -55,14 +55,15 @@ std::string gemm_beyond_model(const gpu::GpuSpec& spec, const gpu::GemmShape& sh
   }
   const Wide per_phase = spec.pipeline == gpu::Pipeline::kPhases ? 0 : std::max(1u, spec.bk);
   const Wide phases = per_phase == 0 ? Wide{spec.k_phases} : ceil_div(k, per_phase);
-  if ((tiles_m + tiles_n) * phases >= kMaxCount) {
+  if ((tiles_m + tiles_n) * batch * phases >= kMaxCount) {
     return fmt::format(
         "K = {} in {} phases over {} tile rows and columns makes {} operand "
         "slices, above the model's 2^31",
-        text(k), text(phases), text(tiles_m + tiles_n), text((tiles_m + tiles_n) * phases));
+        text(k), text(phases), text((tiles_m + tiles_n) * batch),
+        text((tiles_m + tiles_n) * batch * phases));
   }
   const Wide workspace = split > 1 ? wgs * tile_m * tile_n * gpu::kPartialElemBytes : 0;
-  const Wide bytes = (m * k + k * n + m * n) * e + workspace;
+  const Wide bytes = (m * k + k * n + m * n) * e * batch + workspace;
   if (bytes >= kMaxBytes) {
     return fmt::format("its buffers take {} bytes per GPU, above the model's 2^60", text(bytes));
   }
@@ -73,10 +74,12 @@ void check_gemm_fits(const gpu::GpuSpec& spec, const gpu::GemmShape& shape, uint
                      const std::string& file, const std::string& pointer) {
   const std::string why = gemm_beyond_model(spec, shape, elem_bytes);
   if (why.empty()) return;
-  throw ConfigError(file, pointer,
-                    fmt::format("a GEMM of M x N x K = {} x {} x {} is beyond the GPU model: {}; "
-                                "split it into smaller GEMMs (fewer rows or columns)",
-                                shape.m, shape.n, shape.k, why));
+  throw ConfigError(
+      file, pointer,
+      fmt::format("a GEMM of M x N x K = {} x {} x {}{} is beyond the GPU model: {}; "
+                  "split it into smaller GEMMs (fewer rows or columns)",
+                  shape.m, shape.n, shape.k,
+                  shape.batch > 1 ? fmt::format(" (batch {})", shape.batch) : "", why));
 }
 
 gpu::GpuSpec system_gpu_spec(const ConfigDoc& doc) {

@@ -7,18 +7,21 @@
 #include <unordered_map>
 
 #include "models/system/gemm_limits.h"
-#include "models/system/scenario.h"
-#include "models/system/sublayer.h"
+#include "models/system/replay_sims.h"
+#include "models/system/system.h"
 #include "sim/errors.h"
 
 namespace t3sim::system {
 namespace {
 
+using replay_detail::elem_bytes;
+using replay_detail::gemm_shape;
+using replay_detail::output_bytes;
+using replay_detail::precision_of;
+using replay_detail::Simulations;
 using workload::Op;
 using workload::OpKind;
 using workload::Trace;
-
-constexpr uint64_t kMemoryProbeBytes = uint64_t{1} << 30;
 
 // Ops are indexed by int (partner -1 = none); these index vectors with them.
 template <class T>
@@ -29,133 +32,6 @@ template <class T>
 const T& at(const std::vector<T>& v, int i) {
   return v[static_cast<size_t>(i)];
 }
-
-uint32_t elem_bytes(const Op& op) {
-  return static_cast<uint32_t>(
-      workload::bytes_per_element(op.dtype.value_or(workload::Dtype::kFp16)));
-}
-
-// A batched GEMM runs as one GEMM of M x batch rows (see replay.h).
-gpu::GemmShape flat_shape(const workload::GemmShape& s) {
-  return {static_cast<uint64_t>(s.m * s.batch), static_cast<uint64_t>(s.n),
-          static_cast<uint64_t>(s.k)};
-}
-
-uint64_t output_bytes(const Op& gemm) {
-  const auto s = flat_shape(gemm.shape);
-  return s.m * s.n * elem_bytes(gemm);
-}
-
-// Records the time of the last completed access of a memory op.
-class LastDone : public gpu::AccessDone {
- public:
-  explicit LastDone(Simulator& sim) : sim_(sim) {}
-  void access_done(uint64_t) override { last = sim_.now(); }
-  Tick last{};
-
- private:
-  Simulator& sim_;
-};
-
-double simulate_memory(const ConfigDoc& doc, uint64_t bytes) {
-  Scenario sc(doc, 1, nullptr);
-  LastDone done(sc.sim());
-  const uint64_t parts[2] = {(bytes + 1) / 2, bytes / 2};  // reads, writes
-  for (int i = 0; i < 2; ++i) {
-    if (parts[i] == 0) continue;
-    gpu::Access a;
-    a.addr = sc.machine().gpus[0].alloc->allocate(parts[i]);
-    a.bytes = parts[i];
-    a.cmd = i == 0 ? common::MemCmd::kRead : common::MemCmd::kWrite;
-    a.cls = i == 0 ? common::TrafficClass::kGemmRead : common::TrafficClass::kGemmWrite;
-    a.done = &done;
-    (i == 0 ? sc.reads(0) : sc.stores(0)).submit(a);
-  }
-  sc.run();
-  return (done.last - Tick{}).to_us();
-}
-
-// Runs each distinct simulation once per replay.
-class Simulations {
- public:
-  struct Times {
-    double total_us = 0;
-    double gemm_us = 0;
-  };
-  Simulations(const ConfigDoc& doc, const ReplayOptions& o, int gpus)
-      : doc_(doc), options_(o), gpus_(static_cast<uint64_t>(gpus)) {}
-
-  Times gemm(const Op& op) {
-    const auto s = flat_shape(op.shape);
-    return memo({0, s.m, s.n, s.k, elem_bytes(op)}, [&] {
-      SublayerSpec spec;
-      spec.shape = s;
-      spec.elem_bytes = elem_bytes(op);
-      const double t = run_piece(doc_, spec, Piece::kGemm).total_us;
-      return Times{t, t};
-    });
-  }
-  Times fused(const Op& gemm) {
-    const auto s = flat_shape(gemm.shape);
-    return memo({1, s.m, s.n, s.k, elem_bytes(gemm)}, [&] {
-      SublayerSpec spec;
-      spec.shape = s;
-      spec.elem_bytes = elem_bytes(gemm);
-      spec.ar_cus = options_.ar_cus;
-      spec.decompose_chunks = options_.decompose_chunks;
-      const SublayerResult r = run_sublayer(doc_, spec, options_.mode);
-      return Times{r.total_us, r.gemm_us};
-    });
-  }
-  Times collective(const Op& op) {
-    const uint64_t e = elem_bytes(op);
-    const uint64_t unit = op.kind == OpKind::kAllReduce ? e : e * gpus_;
-    const uint64_t bytes = (static_cast<uint64_t>(op.bytes) + unit - 1) / unit * unit;
-    return memo({2 + static_cast<int>(op.kind), bytes, e, 0, 0}, [&] {
-      CollectiveJob job;
-      job.op = op.kind == OpKind::kAllReduce       ? CollOp::kAllReduce
-               : op.kind == OpKind::kReduceScatter ? CollOp::kReduceScatter
-                                                   : CollOp::kAllGather;
-      job.bytes = bytes;
-      job.elem_bytes = static_cast<uint32_t>(e);
-      return Times{run_collective(doc_, job).total_us, 0};
-    });
-  }
-  Times memory(const Op& op) {
-    const auto bytes = static_cast<uint64_t>(op.bytes);
-    const uint64_t simulated = std::min(bytes, kMemoryProbeBytes);
-    const Times probe = memo({9, simulated, 0, 0, 0}, [&] {
-      return Times{simulate_memory(doc_, simulated), 0};
-    });
-    const double scale = static_cast<double>(bytes) / static_cast<double>(simulated);
-    return Times{probe.total_us * scale, 0};
-  }
-  // The duration of an op that runs on its own.
-  double single(const Op& op) {
-    if (op.kind == OpKind::kFixed) return op.duration_us;
-    if (op.kind == OpKind::kGemm) return gemm(op).total_us;
-    return (op.kind == OpKind::kMemory ? memory(op) : collective(op)).total_us;
-  }
-  uint64_t runs = 0;
-  uint64_t hits = 0;
-
- private:
-  using Key = std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t>;
-  template <class F>
-  Times memo(const Key& key, F run) {
-    const auto it = memo_.find(key);
-    if (it != memo_.end()) {
-      ++hits;
-      return it->second;
-    }
-    ++runs;
-    return memo_.emplace(key, run()).first->second;
-  }
-  const ConfigDoc& doc_;
-  ReplayOptions options_;
-  uint64_t gpus_;
-  std::map<Key, Times> memo_;
-};
 
 // The trace as a graph: preds = deps + the previous op on the stream; consumers = data deps only.
 struct Graph {
@@ -211,7 +87,7 @@ bool fusion_deadlocks(const Graph& g, int gemm, int ar) {
 
 bool fusable(const Trace& t, const Graph& g, int gemm, int ar, uint64_t gpus) {
   const Op& p = at(t.ops, gemm);
-  if (p.kind != OpKind::kGemm) return false;
+  if (p.kind != OpKind::kGemm || p.shape.batch != 1) return false;  // T3 plans hold one product
   const uint64_t out = output_bytes(p);
   if (out != static_cast<uint64_t>(at(t.ops, ar).bytes) || out % (elem_bytes(p) * gpus) != 0) {
     return false;
@@ -227,7 +103,7 @@ bool fusable(const Trace& t, const Graph& g, int gemm, int ar, uint64_t gpus) {
 std::vector<int> find_pairs(const Trace& t, const Graph& g, uint64_t gpus) {
   std::vector<int> partner(t.ops.size(), -1);
   for (size_t a = 0; a < t.ops.size(); ++a) {
-    if (t.ops[a].kind != OpKind::kAllReduce) continue;
+    if (t.ops[a].kind != OpKind::kAllReduce && t.ops[a].kind != OpKind::kReduceScatter) continue;
     for (int d : g.deps[a]) {
       if (at(partner, d) != -1 || !fusable(t, g, d, static_cast<int>(a), gpus)) {
         continue;
@@ -303,8 +179,15 @@ void check_gemms(const Trace& t, const ConfigDoc& doc, const std::string& file) 
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const Op& op = t.ops[i];
     if (op.kind != OpKind::kGemm) continue;
-    check_gemm_fits(spec, flat_shape(op.shape), elem_bytes(op), file,
+    check_gemm_fits(spec, gemm_shape(op), elem_bytes(op), file,
                     "/ops/" + std::to_string(i) + "/shape");
+    if (gpu::matrix_rate(spec, precision_of(op)) == 0) {
+      throw ConfigError(file, "/ops/" + std::to_string(i) + "/dtype",
+                        "op '" + op.id + "' is a " + std::string(workload::to_string(*op.dtype)) +
+                            " GEMM, but the system's GPU preset gives no flops_per_cu_cycle_" +
+                            std::string(gpu::to_string(precision_of(op))) +
+                            "; add it to the preset (with its source) or use a GPU that has one");
+    }
   }
 }
 
@@ -315,6 +198,7 @@ std::string model_of(OpKind kind) {
 ReplayOp describe(const Op& op, double start_us, double duration_us, std::string model) {
   ReplayOp r;
   r.id = op.id;
+  r.idle_us = op.idle_us;
   r.kind = op.kind;
   r.stream = op.stream;
   r.start_us = start_us;
@@ -336,12 +220,13 @@ void place(const Trace& t, const Graph& g, const std::vector<int>& partner, int 
     }
   }
   const Op& op = at(t.ops, u);
+  start += op.idle_us;  // observed launch gaps (imported traces) are waited out
   if (other >= 0) {
     const int gi = op.kind == OpKind::kGemm ? u : other;
     const int ai = gi == u ? other : u;
     const Op& gemm = at(t.ops, gi);
     const Op& ar = at(t.ops, ai);
-    const auto times = sims.fused(gemm);
+    const auto times = sims.fused(gemm, ar.kind);
     at(out, gi) = describe(gemm, start, times.gemm_us, "fused");
     at(out, ai) = describe(ar, start + times.gemm_us, times.total_us - times.gemm_us, "fused");
     at(out, gi).fused_with = ar.id;
@@ -369,7 +254,17 @@ ReplayResult replay_trace(const ConfigDoc& doc, const Trace& trace, const std::s
   Simulations sims(doc, options, r.gpus);
   r.ops.resize(trace.ops.size());
   for (int u : order) place(trace, g, partner, u, sims, r.ops);
-  for (const auto& op : r.ops) r.total_us = std::max(r.total_us, op.end_us());
+  if (options.mode != Mode::kSequential &&
+      std::none_of(partner.begin(), partner.end(), [](int p) { return p >= 0; })) {
+    r.warnings.push_back(
+        "mode " + std::string(to_string(options.mode)) +
+        " fused nothing: no all-reduce or reduce-scatter consumes exactly one GEMM's output "
+        "(same bytes, the GEMM's only consumer), so every op ran as in sequential mode");
+  }
+  for (const auto& op : r.ops) {
+    r.total_us = std::max(r.total_us, op.end_us());
+    r.idle_us += op.idle_us;
+  }
   r.simulations = sims.runs;
   r.memo_hits = sims.hits;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -389,17 +284,20 @@ nlohmann::ordered_json to_json(const ReplayResult& r) {
     j["model"] = op.model;
     if (!op.fused_with.empty()) j["fused_with"] = op.fused_with;
     if (op.measured_us) j["measured_us"] = *op.measured_us;
+    if (op.idle_us > 0) j["idle_us"] = op.idle_us;
     ops.push_back(std::move(j));
   }
   nlohmann::ordered_json out;
   out["ops"] = std::move(ops);
   out["total_us"] = r.total_us;
+  out["idle_us"] = r.idle_us;
   out["mode"] = to_string(r.mode);
   out["system"] = r.system;
   out["gpus"] = r.gpus;
   out["simulations"] = r.simulations;
   out["memo_hits"] = r.memo_hits;
   out["wall_s"] = r.wall_s;
+  out["warnings"] = r.warnings;
   return out;
 }
 

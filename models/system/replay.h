@@ -34,26 +34,31 @@ struct ReplayOp {
   std::string model;       // where the duration came from: "gemm", "fused", "collective", ...
   std::string fused_with;  // the partner's id in a fused pair, else ""
   std::optional<double> measured_us;  // copied from the trace, for comparison
+  double idle_us = 0;                 // the trace's idle_us, waited before start_us
   double end_us() const { return start_us + duration_us; }
 };
 
 struct ReplayResult {
   std::vector<ReplayOp> ops;  // in trace order
   double total_us = 0;        // end of the last op
+  double idle_us = 0;         // sum of the ops' idle_us (kept from an imported profile)
   Mode mode = Mode::kSequential;
   std::string system;
   int gpus = 0;
   uint64_t simulations = 0;  // distinct simulations run
   uint64_t memo_hits = 0;    // ops (or pairs) that reused an identical simulation
   double wall_s = 0;
+  std::vector<std::string> warnings;  // e.g. a fusing mode that fused nothing
 };
 
 // Replays `trace` on the system of `system_doc`; `file` labels errors.
 //
 // Contract: durations come from the models:
-//  - gemm: run_piece(kGemm) for its shape; a batched GEMM (batch b > 1) runs as one GEMM of
-//    M x b rows (same FLOPs and output; it shares B across the batch, so it under-counts B's
-//    reads);
+//  - gemm: run_piece(kGemm) for its shape; a batched GEMM (batch b > 1) runs as one kernel of
+//    b products, each with its own A, B and C (tiles x b work-groups); the dtype picks the matrix
+//    rate (fp16/bf16: flops_per_cu_cycle; tf32, fp32 (SIMT), fp8/int8: the preset's
+//    flops_per_cu_cycle_<p>; fp64 and other integers run at the fp32 rate). A GEMM whose rate
+//    the preset lacks is a ConfigError naming the op;
 //  - all_reduce / reduce_scatter / all_gather: the ring collective alone (run_collective) over
 //    `bytes` of the op's dtype (default FP16), rounded up to whole elements per rank (< element x
 //    GPUs bytes);
@@ -61,13 +66,17 @@ struct ReplayResult {
 //    load/store windows (exact up to 1 GiB; larger ops are scaled linearly from a 1 GiB run);
 //  - fixed: its duration_us, exactly.
 // A GEMM whose consumers are one all_reduce of exactly its output (plus ops that wait for that
-// all_reduce anyway) is fused with it: the pair runs as ONE run_sublayer in options.mode. The GEMM
+// all_reduce anyway) is fused with it: the pair runs as ONE run_sublayer in options.mode. So is a
+// GEMM and the reduce-scatter of its output (sequence parallelism): the same run, ending when the
+// reduce-scatter does (the all-gather is a separate op of an SP trace). A mode other than
+// sequential that fuses no pair adds a warning to the result. The GEMM
 // is reported from the pair's start for the mode's GEMM time, the all_reduce from the GEMM's end
 // for the exposed rest (so the pair spans the sublayer's total). The pair starts once both ops'
 // other constraints are met (their deps and both streams free), since the fused run occupies
 // compute and communication from its first cycle. Fusion is skipped where it would deadlock.
 // Scheduling: each stream runs its ops in trace order; an op starts at the latest end of its deps
-// and of the previous op on its stream; time 0 is the first start. Identical simulations (kind,
+// and of the previous op on its stream, plus its idle_us (a fused pair: the leading op's); time 0
+// is the first ready time. Identical simulations (kind,
 // shape or bytes, element size, mode) run once per replay.
 // Errors (ConfigError, `file` + pointer): a tp_group or metadata.tp other than the system's GPU
 // count (suggesting --set gpus=N or a matching system), and stream orders that
@@ -76,8 +85,8 @@ ReplayResult replay_trace(const ConfigDoc& system_doc, const workload::Trace& tr
                           const std::string& file, const ReplayOptions& options = {});
 
 // {"ops": [{"id", "kind", "stream", "start_us", "duration_us", "end_us", "model",
-// "fused_with"?, "measured_us"?}...], "total_us", "mode", "system", "gpus", "simulations",
-// "memo_hits", "wall_s"}.
+// "fused_with"?, "measured_us"?, "idle_us"?}...], "total_us", "idle_us", "mode", "system", "gpus",
+// "simulations", "memo_hits", "wall_s", "warnings"}.
 nlohmann::ordered_json to_json(const ReplayResult& result);
 
 }  // namespace t3sim::system

@@ -54,9 +54,9 @@ void Scenario::allocate(const gpu::GemmShape& shape, uint32_t elem_bytes) {
   buffers_.clear();
   for (auto& node : machine().gpus) {
     GemmBuffers b;
-    b.a = node.alloc->allocate(shape.m * shape.k * elem_bytes);
-    b.b = node.alloc->allocate(shape.k * shape.n * elem_bytes);
-    b.c = node.alloc->allocate(shape.m * shape.n * elem_bytes);
+    b.a = node.alloc->allocate(shape.batch * shape.m * shape.k * elem_bytes);
+    b.b = node.alloc->allocate(shape.batch * shape.k * shape.n * elem_bytes);
+    b.c = node.alloc->allocate(shape.batch * shape.m * shape.n * elem_bytes);
     buffers_.push_back(b);
   }
 }

@@ -12,7 +12,7 @@ struct DtypeInfo {
   int bytes;
 };
 
-constexpr std::array<DtypeInfo, 8> kDtypes = {{
+constexpr std::array<DtypeInfo, 9> kDtypes = {{
     {Dtype::kFp64, "fp64", 8},
     {Dtype::kFp32, "fp32", 4},
     {Dtype::kFp16, "fp16", 2},
@@ -21,6 +21,7 @@ constexpr std::array<DtypeInfo, 8> kDtypes = {{
     {Dtype::kInt64, "int64", 8},
     {Dtype::kInt32, "int32", 4},
     {Dtype::kInt8, "int8", 1},
+    {Dtype::kTf32, "tf32", 4},
 }};
 
 // kDtypes is indexed by the enum value.

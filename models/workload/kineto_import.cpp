@@ -1,8 +1,6 @@
 #include "models/workload/kineto_import.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -11,16 +9,15 @@
 
 #include <fmt/format.h>
 
+#include "models/workload/kineto_comms.h"
+#include "models/workload/kineto_launch.h"
+#include "models/workload/kineto_names.h"
 #include "models/workload/kineto_schema.h"
-#include "models/workload/trace.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
 
 namespace t3sim::workload {
 namespace {
-
-constexpr std::int64_t kMaxNelems = std::int64_t{1} << 46;
-constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;
 
 struct GpuEvent {
   std::size_t index = 0;  // position in traceEvents
@@ -28,8 +25,7 @@ struct GpuEvent {
   double dur_us = 0;
   std::int64_t cuda_stream = 0;
   std::string name;
-  bool is_kernel = false;
-  std::optional<std::int64_t> external_id;
+  std::string cat;  // lower case
   const nlohmann::json* args = nullptr;
 };
 
@@ -40,41 +36,12 @@ struct Pending {
   double end_us = 0;
 };
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 std::string event_pointer(std::size_t index) { return fmt::format("/traceEvents/{}", index); }
 
-// The string member `key` of the event object `e`, or "" when it is absent or not a string (an
-// event the importer does not recognise, not an error).
-std::string string_member(const nlohmann::json& e, std::string_view key) {
-  if (!e.is_object()) return {};
-  const auto it = e.find(key);
-  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-bool is_complete_event(const nlohmann::json& e, std::initializer_list<std::string_view> cats) {
-  if (string_member(e, "ph") != "X") return false;
-  const std::string cat = lower(string_member(e, "cat"));
-  return std::find(cats.begin(), cats.end(), cat) != cats.end();
-}
-
-const nlohmann::json* args_of(const nlohmann::json& e) {
-  const auto it = e.find("args");
-  return it != e.end() && it->is_object() ? &*it : nullptr;
-}
-
-std::optional<std::int64_t> external_id(const nlohmann::json* args) {
-  if (args == nullptr) return std::nullopt;
-  for (const char* key : {"External id", "external id"}) {
-    const auto it = args->find(key);
-    if (it != args->end() && it->is_number_integer()) return it->get<std::int64_t>();
-  }
-  return std::nullopt;
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
 }
 
 GpuEvent read_gpu_event(const nlohmann::json& e, std::size_t index, const std::string& file) {
@@ -83,10 +50,9 @@ GpuEvent read_gpu_event(const nlohmann::json& e, std::size_t index, const std::s
   g.index = index;
   g.name = r.string("name");
   g.start_us = r.number("ts", -1e18, 1e18);
-  g.dur_us = r.number("dur", 0, 1e12);
-  g.is_kernel = lower(r.string("cat")) == "kernel";
-  g.args = args_of(e);
-  g.external_id = external_id(g.args);
+  g.dur_us = r.number("dur", 0, kMaxMicroseconds);
+  g.cat = lower(r.string("cat"));
+  g.args = kineto_args(e);
   if (g.args != nullptr && g.args->contains("stream")) {
     g.cuda_stream = ObjectReader(*g.args, file, r.pointer("args"), "Kineto GPU event args")
                         .integer("stream", 0, std::int64_t{1} << 48);
@@ -96,14 +62,22 @@ GpuEvent read_gpu_event(const nlohmann::json& e, std::size_t index, const std::s
   return g;
 }
 
+KernelCategory copy_category(const GpuEvent& e) {
+  return e.cat.find("memset") != std::string::npos ? KernelCategory::kMemset
+                                                   : KernelCategory::kMemcpy;
+}
+
 class Importer {
  public:
   Importer(const nlohmann::json& events, const std::string& file,
-           const KinetoImportOptions& options)
-      : events_(events), file_(file), options_(options) {}
+           const KinetoImportOptions& options, std::optional<std::int64_t> world_size)
+      : events_(events),
+        file_(file),
+        options_(options),
+        world_size_(world_size),
+        launches_(events) {}
 
-  Trace run() {
-    index_cpu_ops();
+  KinetoImport run() {
     std::vector<GpuEvent> gpu = gpu_events();
     if (gpu.empty()) {
       throw ConfigError(file_, "/traceEvents",
@@ -112,28 +86,26 @@ class Importer {
     }
     for (const GpuEvent& e : gpu) add_event(e);
     assign_streams_and_deps();
-    Trace trace;
-    trace.metadata.source = "kineto";
-    trace.metadata.description =
-        fmt::format("imported from the Kineto trace {} ({} GPU events)", file_, gpu.size());
-    for (Pending& p : pending_) trace.ops.push_back(std::move(p.op));
-    check_trace(trace, file_);
-    return trace;
+    KinetoImport out;
+    out.trace.metadata.source = "kineto";
+    out.trace.metadata.description = fmt::format(
+        "imported from the Kineto trace {} ({} GPU events; {:.1f} % of GPU time "
+        "simulated)",
+        file_, gpu.size(), summary_.simulated_share());
+    for (Pending& p : pending_) out.trace.ops.push_back(std::move(p.op));
+    check_trace(out.trace, file_);
+    summary_.gpu_events = static_cast<std::int64_t>(gpu.size());
+    summary_.idle_kept = options_.keep_idle;
+    out.summary = std::move(summary_);
+    return out;
   }
 
  private:
-  void index_cpu_ops() {
-    for (std::size_t i = 0; i < events_.size(); ++i) {
-      if (!is_complete_event(events_[i], {"cpu_op", "operator"})) continue;
-      if (const auto id = external_id(args_of(events_[i]))) cpu_ops_.emplace(*id, i);
-    }
-  }
-
-  std::vector<GpuEvent> gpu_events() const {
+  std::vector<GpuEvent> gpu_events() {
     std::vector<GpuEvent> gpu;
     for (std::size_t i = 0; i < events_.size(); ++i) {
-      if (is_complete_event(events_[i],
-                            {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"})) {
+      if (is_kineto_complete(events_[i],
+                             {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"})) {
         gpu.push_back(read_gpu_event(events_[i], i, file_));
       }
     }
@@ -142,47 +114,76 @@ class Importer {
     return gpu;
   }
 
-  // The cpu_op that launched `e`, if it is known.
-  const nlohmann::json* launcher(const GpuEvent& e) const {
-    if (!e.external_id) return nullptr;
-    const auto it = cpu_ops_.find(*e.external_id);
-    return it == cpu_ops_.end() ? nullptr : &events_[it->second];
-  }
-
   void add_event(const GpuEvent& e) {
-    if (e.is_kernel && is_nccl_kernel(e.name)) {
-      if (const auto kind = collective_from_nccl_kernel(e.name)) {
-        push(e, collective_op(e, *kind));
-        return;
-      }
+    summary_.gpu_us += e.dur_us;
+    if (e.cat != "kernel") {
+      push(e, fixed_op(e), copy_category(e));
+      return;
     }
-    const nlohmann::json* cpu = e.is_kernel ? launcher(e) : nullptr;
-    if (cpu != nullptr && is_gemm_op(string_member(*cpu, "name"))) {
-      if (const auto it = gemm_by_launch_.find(*e.external_id); it != gemm_by_launch_.end()) {
-        Pending& merged = pending_[it->second];  // a split kernel of the same GEMM
-        *merged.op.measured_us += e.dur_us;
-        if (*merged.op.measured_us > kMaxMicroseconds) {
-          throw ConfigError(file_, event_pointer(e.index) + "/dur",
-                            fmt::format("the kernels of GEMM launch {} last over {} us together; "
-                                        "fix their \"dur\" (microseconds)",
-                                        *e.external_id, kMaxMicroseconds));
-        }
-        merged.end_us = std::max(merged.end_us, e.start_us + e.dur_us);
-        return;
-      }
-      if (std::optional<Op> op = gemm_op(e, *cpu)) {
-        gemm_by_launch_.emplace(*e.external_id, pending_.size());
-        push(e, std::move(*op));
-        return;
-      }
+    const KernelLaunch launch = launches_.launch_of(e.args);
+    if (!launch.stack.empty()) {
+      ++(launch.runtime ? summary_.linked_by_launch : summary_.linked_by_external);
     }
-    push(e, fixed_op(e));
+    if (is_comm_kernel(e.name)) {
+      add_collective(e, launch);
+    } else if (const std::optional<std::size_t> gemm = gemm_launcher(launch)) {
+      add_gemm(e, *gemm);
+    } else if (launch.graph) {
+      unmodelled(e, KernelCategory::kGraph,
+                 "kernels replayed by a CUDA graph (cudaGraphLaunch): the graph records no op or "
+                 "shapes per kernel",
+                 e.name, event_pointer(e.index));
+    } else if (std::any_of(launch.stack.begin(), launch.stack.end(), [&](std::size_t i) {
+                 return is_conv_op(kineto_string(events_[i], "name"));
+               })) {
+      push(e, fixed_op(e), KernelCategory::kConvolution);  // not modelled by design: no warning
+    } else if (is_gemm_kernel(e.name)) {
+      unmodelled(e, KernelCategory::kGemmUnmodelled,
+                 "GEMM kernels not linked to a matmul op (no runtime launch with their "
+                 "correlation id inside an aten::mm/addmm/matmul/linear/bmm/baddbmm)",
+                 e.name, event_pointer(e.index));
+    } else {
+      push(e, fixed_op(e), KernelCategory::kOther);
+    }
   }
 
-  std::optional<Op> gemm_op(const GpuEvent& e, const nlohmann::json& cpu) const {
-    const std::string cpu_pointer = event_pointer(cpu_ops_.at(*e.external_id));
-    const std::string name = string_member(cpu, "name");
-    const nlohmann::json* args = args_of(cpu);
+  // The matmul op that launched the kernel: the innermost aten op around the launch, if it is
+  // one (an aten::copy_ inside aten::matmul launches a copy, not the GEMM).
+  std::optional<std::size_t> gemm_launcher(const KernelLaunch& launch) const {
+    for (auto it = launch.stack.rbegin(); it != launch.stack.rend(); ++it) {
+      const std::string name = kineto_string(events_[*it], "name");
+      if (!name.starts_with("aten::")) continue;
+      if (is_gemm_op(name)) return *it;
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  void add_gemm(const GpuEvent& e, std::size_t cpu) {
+    if (const auto it = gemm_by_op_.find(cpu); it != gemm_by_op_.end()) {
+      Pending& merged = pending_[it->second];  // a split kernel of the same GEMM
+      *merged.op.measured_us = std::min(*merged.op.measured_us + e.dur_us, kMaxMicroseconds);
+      merged.end_us = std::max(merged.end_us, e.start_us + e.dur_us);
+      summary_.add(KernelCategory::kGemm, e.dur_us);
+      return;
+    }
+    try {
+      Op op = gemm_op(e, cpu);
+      gemm_by_op_.emplace(cpu, pending_.size());
+      push(e, std::move(op), KernelCategory::kGemm);
+    } catch (const ConfigError& error) {
+      if (options_.strict) throw;
+      const std::string op_name = kineto_string(events_[cpu], "name");
+      unmodelled(e, KernelCategory::kGemmUnmodelled,
+                 op_name + " ops without a usable shape or element type", error.what(),
+                 error.pointer());
+    }
+  }
+
+  Op gemm_op(const GpuEvent& e, std::size_t cpu) const {
+    const std::string cpu_pointer = event_pointer(cpu);
+    const std::string name = kineto_string(events_[cpu], "name");
+    const nlohmann::json* args = kineto_args(events_[cpu]);
     const std::string hint = " (profile with record_shapes=True)";
     if (args == nullptr || !args->contains("Input Dims")) {
       throw ConfigError(file_, cpu_pointer + "/args",
@@ -190,18 +191,22 @@ class Importer {
     }
     const auto gemm =
         gemm_from_input_dims(name, args->at("Input Dims"), file_, cpu_pointer + "/args/Input Dims");
-    if (!gemm) return std::nullopt;
+    if (!gemm) {
+      throw ConfigError(file_, cpu_pointer + "/args/Input Dims",
+                        fmt::format("{} multiplies an empty matrix", name));
+    }
     const nlohmann::json types = args->value("Input type", nlohmann::json::array());
     const std::string type =
         types.is_array() && gemm->a_input < types.size() && types[gemm->a_input].is_string()
             ? types[gemm->a_input].get<std::string>()
             : std::string();
-    const std::optional<Dtype> dtype = dtype_from_torch_name(type);
+    std::optional<Dtype> dtype = dtype_from_torch_name(type);
     if (!dtype) {
       throw ConfigError(file_, fmt::format("{}/args/Input type/{}", cpu_pointer, gemm->a_input),
                         fmt::format("{} operand type '{}' is not one t3sim models ({}){}", name,
                                     type, join(dtype_names(), ", "), hint));
     }
+    if (*dtype == Dtype::kFp32 && is_tf32_kernel(e.name)) dtype = Dtype::kTf32;
     Op op;
     op.kind = OpKind::kGemm;
     op.shape = gemm->shape;
@@ -211,43 +216,28 @@ class Importer {
     return op;
   }
 
-  // Collective metadata: on the kernel itself (PyTorch >= 2.1) or on its record_param_comms op.
-  ObjectReader collective_args(const GpuEvent& e) const {
-    if (e.args != nullptr && e.args->contains("In msg nelems")) {
-      return ObjectReader(*e.args, file_, event_pointer(e.index) + "/args",
-                          fmt::format("NCCL kernel '{}'", e.name));
+  void add_collective(const GpuEvent& e, const KernelLaunch& launch) {
+    CommOutcome c = collective_of_kernel(events_, e.index, launch, world_size_);
+    if (!c.op) {
+      unmodelled(e, launch.graph ? KernelCategory::kGraph : KernelCategory::kCollectiveUnmodelled,
+                 c.reason, c.detail, c.pointer);
+      return;
     }
-    const nlohmann::json* cpu = launcher(e);
-    if (cpu != nullptr && string_member(*cpu, "name") == "record_param_comms" && args_of(*cpu)) {
-      return ObjectReader(*args_of(*cpu), file_,
-                          event_pointer(cpu_ops_.at(*e.external_id)) + "/args",
-                          fmt::format("record_param_comms of NCCL kernel '{}'", e.name));
-    }
-    throw ConfigError(file_, event_pointer(e.index) + "/args",
-                      fmt::format("NCCL kernel '{}' carries no \"In msg nelems\" and no linked "
-                                  "record_param_comms op; profile with PyTorch >= 2.1, which "
-                                  "records collective sizes",
-                                  e.name));
+    c.op->measured_us = e.dur_us;
+    push(e, std::move(*c.op), KernelCategory::kCollective);
   }
 
-  Op collective_op(const GpuEvent& e, OpKind kind) const {
-    const ObjectReader r = collective_args(e);
-    const std::int64_t in = r.integer("In msg nelems", 0, kMaxNelems);
-    const std::int64_t out = r.integer("Out msg nelems", 0, kMaxNelems);
-    const std::string type = r.string("dtype");
-    const std::optional<Dtype> dtype = dtype_from_torch_name(type);
-    if (!dtype) {
-      r.fail("dtype", fmt::format("element type '{}' is not one t3sim models ({})", type,
-                                  join(dtype_names(), ", ")));
+  // An op that should be modelled but cannot be: a ConfigError when strict, else a fixed op.
+  void unmodelled(const GpuEvent& e, KernelCategory category, const std::string& reason,
+                  const std::string& detail, const std::string& pointer) {
+    if (options_.strict) {
+      throw ConfigError(file_, pointer,
+                        fmt::format("{} ({}); without --strict it is kept as a fixed op of its "
+                                    "measured time",
+                                    reason, detail));
     }
-    Op op;
-    op.kind = kind;
-    op.bytes = std::max(in, out) * bytes_per_element(*dtype);  // the full, unsharded buffer
-    op.dtype = dtype;
-    op.tp_group = static_cast<int>(r.integer("Group size", 1, kMaxGroup));
-    op.measured_us = e.dur_us;
-    op.name = e.name;
-    return op.bytes > 0 ? op : fixed_op(e);
+    summary_.warn(reason, detail, pointer, e.dur_us);
+    push(e, fixed_op(e), category);
   }
 
   static Op fixed_op(const GpuEvent& e) {
@@ -258,7 +248,8 @@ class Importer {
     return op;
   }
 
-  void push(const GpuEvent& e, Op op) {
+  void push(const GpuEvent& e, Op op, KernelCategory category) {
+    summary_.add(category, e.dur_us);
     const int n = per_stream_count_[e.cuda_stream]++;
     op.id = fmt::format("s{}.{}.{}", e.cuda_stream, n, to_string(op.kind));
     pending_.push_back({std::move(op), e.cuda_stream, e.start_us, e.start_us + e.dur_us});
@@ -270,8 +261,10 @@ class Importer {
   const nlohmann::json& events_;
   const std::string& file_;
   const KinetoImportOptions& options_;
-  std::unordered_map<std::int64_t, std::size_t> cpu_ops_;         // External id -> event
-  std::unordered_map<std::int64_t, std::size_t> gemm_by_launch_;  // External id -> pending
+  std::optional<std::int64_t> world_size_;
+  LaunchIndex launches_;
+  ImportSummary summary_;
+  std::unordered_map<std::size_t, std::size_t> gemm_by_op_;  // matmul cpu_op -> pending
   std::map<std::int64_t, int> per_stream_count_;
   std::vector<Pending> pending_;
 };
@@ -280,7 +273,7 @@ std::map<std::int64_t, int> Importer::stream_numbers() const {
   std::set<std::int64_t> compute;
   std::set<std::int64_t> comm;
   for (const Pending& p : pending_) {
-    (is_collective(p.op.kind) ? comm : compute).insert(p.cuda_stream);
+    (is_collective(p.op.kind) || is_comm_kernel(p.op.name) ? comm : compute).insert(p.cuda_stream);
   }
   for (std::int64_t s : comm) compute.erase(s);
   std::map<std::int64_t, int> numbers;
@@ -299,36 +292,69 @@ std::map<std::int64_t, int> Importer::stream_numbers() const {
   return numbers;
 }
 
+// Stream order and inferred cross-stream deps; each op's idle_us is its start minus the time it
+// could have started (trace start, previous op of its stream, latest op of another stream that
+// ended before it started).
 void Importer::assign_streams_and_deps() {
   const std::map<std::int64_t, int> numbers = stream_numbers();
+  summary_.streams = static_cast<std::int64_t>(numbers.size());
   std::map<std::int64_t, std::vector<std::size_t>> on_stream;           // pending indices so far
   std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> waited;  // (stream, other) -> pos
+  const double t0 = pending_.front().start_us;
+  double t_end = t0;
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     Pending& p = pending_[i];
+    t_end = std::max(t_end, p.end_us);
     p.op.stream = numbers.at(p.cuda_stream);
     std::vector<std::size_t>& mine = on_stream[p.cuda_stream];
-    if (!mine.empty()) p.op.deps.push_back(pending_[mine.back()].op.id);
+    double ready = t0;
+    if (!mine.empty()) {
+      p.op.deps.push_back(pending_[mine.back()].op.id);
+      ready = std::max(ready, pending_[mine.back()].end_us);
+    }
     for (const auto& [other, ops] : on_stream) {
       if (!options_.infer_cross_stream_deps || other == p.cuda_stream) continue;
       std::size_t pos = ops.size();
       while (pos > 0 && pending_[ops[pos - 1]].end_us > p.start_us) --pos;
+      if (pos == 0) continue;
+      ready = std::max(ready, pending_[ops[pos - 1]].end_us);
       const auto key = std::make_pair(p.cuda_stream, other);
-      if (pos == 0 || (waited.contains(key) && waited[key] >= pos)) continue;
+      if (waited.contains(key) && waited[key] >= pos) continue;
       waited[key] = pos;
       p.op.deps.push_back(pending_[ops[pos - 1]].op.id);
     }
+    const double idle = std::max(0.0, p.start_us - ready);
+    summary_.idle_us += idle;
+    if (options_.keep_idle) p.op.idle_us = std::min(idle, kMaxMicroseconds);
     mine.push_back(i);
   }
+  summary_.span_us = t_end - t0;
+}
+
+std::optional<std::int64_t> world_size_of(const nlohmann::json& top) {
+  const auto info = top.find("distributedInfo");
+  if (info == top.end() || !info->is_object()) return std::nullopt;
+  const auto ws = info->find("world_size");
+  if (ws == info->end() || !ws->is_number_integer() || ws->get<std::int64_t>() < 1 ||
+      ws->get<std::int64_t>() > (std::int64_t{1} << 20)) {
+    return std::nullopt;
+  }
+  return ws->get<std::int64_t>();
 }
 
 }  // namespace
 
-Trace import_kineto(const nlohmann::json& chrome_trace, const std::string& file,
-                    const KinetoImportOptions& options) {
+KinetoImport import_kineto_profile(const nlohmann::json& chrome_trace, const std::string& file,
+                                   const KinetoImportOptions& options) {
   const ObjectReader top(chrome_trace, file, "", "Kineto Chrome trace");
   const nlohmann::json& events = top.get("traceEvents");
   if (!events.is_array()) top.fail("traceEvents", "\"traceEvents\" must be an array of events");
-  return Importer(events, file, options).run();
+  return Importer(events, file, options, world_size_of(chrome_trace)).run();
+}
+
+Trace import_kineto(const nlohmann::json& chrome_trace, const std::string& file,
+                    const KinetoImportOptions& options) {
+  return import_kineto_profile(chrome_trace, file, options).trace;
 }
 
 }  // namespace t3sim::workload

@@ -1,16 +1,22 @@
-// Imports a PyTorch profiler (Kineto) Chrome trace recorded with record_shapes=True: each GPU
-// kernel, memcpy and memset becomes one op on its CUDA stream, in timestamp order. Kernels of
-// aten::mm/addmm/matmul/linear/bmm/baddbmm become gemm ops (shape from "Input Dims"; split kernels
-// merged); NCCL all-reduce/reduce-scatter/all-gather kernels become collectives sized by "In/Out
-// msg nelems" x "dtype" (kernel args or record_param_comms); all else becomes a fixed op of its
-// measured time. Fidelity: Kineto records no cross-stream waits; they are inferred from timestamps.
-// Source: pytorch/kineto libkineto/src/output_json.cpp; format notes: traces/README.md.
+// Imports a PyTorch profiler (Kineto) Chrome trace: each GPU kernel, memcpy and memset becomes
+// one op on its CUDA stream, in timestamp order. A kernel is linked to the host ops that launched
+// it through its correlation id and runtime launch (kineto_launch.h). Kernels of aten::mm/addmm/
+// matmul/linear/bmm/baddbmm become gemm ops (shape from "Input Dims"; split kernels merged; FP32
+// on TF32 kernels becomes tf32); NCCL/RCCL all-reduce, reduce-scatter and all-gather kernels
+// become collectives (kineto_comms.h); all else becomes a fixed op of its measured time.
+// Lenient by default: an op that should be modelled but cannot be (no shape, no message size, a
+// collective the library lacks, a CUDA-graph kernel) stays a fixed op and is counted in a grouped
+// warning; `strict` makes the first such op a ConfigError. Idle time on each stream (after an
+// op's deps and stream predecessor ended, before it started) is kept as the op's idle_us unless
+// dropped, and the summary says which. Fidelity: Kineto records no cross-stream waits; they are
+// inferred from timestamps. Source: pytorch/kineto libkineto/src/output_json.cpp; traces/README.md.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "models/workload/kineto_summary.h"
 #include "models/workload/trace.h"
 
 namespace t3sim::workload {
@@ -18,12 +24,23 @@ namespace t3sim::workload {
 struct KinetoImportOptions {
   // An op also waits for the latest op of every other stream that ended before it started.
   bool infer_cross_stream_deps = true;
+  // An op that cannot be modelled is a ConfigError instead of a fixed op with a warning.
+  bool strict = false;
+  // Record each op's idle_us (else drop idle time; the summary reports how much).
+  bool keep_idle = true;
+};
+
+struct KinetoImport {
+  Trace trace;
+  ImportSummary summary;
 };
 
 // Streams are renumbered: the lowest CUDA stream without collectives becomes 0, the lowest with
 // collectives 1, the rest 2, 3, ... in id order. Op ids read "s<cuda stream>.<n>.<kind>".
-// Malformed input (missing "traceEvents", a GEMM without "Input Dims", an NCCL kernel without
-// message sizes) is a ConfigError naming the event's JSON pointer.
+// Malformed input (no "traceEvents", no GPU event, a GPU event without ts/dur) is a ConfigError
+// naming the JSON pointer, in either mode.
+KinetoImport import_kineto_profile(const nlohmann::json& chrome_trace, const std::string& file,
+                                   const KinetoImportOptions& options = {});
 Trace import_kineto(const nlohmann::json& chrome_trace, const std::string& file,
                     const KinetoImportOptions& options = {});
 

@@ -2,7 +2,8 @@
 // a fixed-duration op, with the in-order stream it runs on and the ops it waits for. Plain data;
 // the trace parser (trace.h) enforces the invariants: kind-specific payload present (gemm: shape;
 // collectives, memory: bytes; fixed: duration_us), sizes in [1, 2^50), ids unique, deps acyclic.
-// Units: bytes; microseconds (double) for measured and fixed times. Format spec: traces/README.md.
+// Units: bytes; microseconds (double) for measured, fixed and idle times. Format spec:
+// traces/README.md.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +41,8 @@ struct Op {
   std::optional<Sublayer> sublayer;  // T3 sublayer tag
   std::optional<Pass> pass;
   std::optional<double> measured_us;  // duration observed on hardware
-  std::string name;                   // free text
+  double idle_us = 0;  // observed stream idle between the op becoming ready and its start
+  std::string name;    // free text
   bool operator==(const Op&) const = default;
 };
 

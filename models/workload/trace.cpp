@@ -13,7 +13,7 @@ constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;
 
 std::vector<std::string> op_keys() {
   return {"id",     "kind", "name",     "shape",    "bytes", "duration_us", "dtype",
-          "stream", "deps", "tp_group", "sublayer", "pass",  "measured_us"};
+          "stream", "deps", "tp_group", "sublayer", "pass",  "measured_us", "idle_us"};
 }
 
 template <typename Enum>
@@ -42,7 +42,7 @@ GemmShape read_shape(const ObjectReader& op) {
   shape.n = r.integer("n", 1, kMaxSize);
   shape.k = r.integer("k", 1, kMaxSize);
   if (r.has("batch")) shape.batch = r.integer("batch", 1, kMaxSize);
-  if (shape.batch > kMaxSize / shape.m) {  // a batched GEMM runs as M x batch rows
+  if (shape.batch > kMaxSize / shape.m) {  // M x batch rows of output must fit a trace size
     r.fail("batch", fmt::format("m x batch ({} x {}) exceeds {} (2^50 - 1), the most rows a GEMM "
                                 "may have; split the op",
                                 shape.m, shape.batch, kMaxSize));
@@ -94,6 +94,7 @@ void read_optional(const ObjectReader& r, Op& op) {
   }
   if (r.has("pass")) op.pass = read_enum<Pass>(r, "pass", parse_pass, {"fwd", "bwd"});
   if (r.has("measured_us")) op.measured_us = r.number("measured_us", 0, kMaxMicroseconds);
+  if (r.has("idle_us")) op.idle_us = r.number("idle_us", 0, kMaxMicroseconds);
   if (r.has("name")) op.name = r.string("name");
 }
 
@@ -149,6 +150,7 @@ Json op_to_json(const Op& op) {
   if (op.sublayer) j["sublayer"] = to_string(*op.sublayer);
   if (op.pass) j["pass"] = to_string(*op.pass);
   if (op.measured_us) j["measured_us"] = *op.measured_us;
+  if (op.idle_us > 0) j["idle_us"] = op.idle_us;
   if (!op.name.empty()) j["name"] = op.name;
   return j;
 }

@@ -42,6 +42,14 @@ assert len(r["ops"]) == 3 and r["mode"] == "sequential" and r["system"] == "t3-r
 assert abs(r["ops"][2]["duration_us"] - 71.8) < 1e-9 and r["total_us"] > 0, r
 PY
 
+# A real profile excerpt with a CUDA-graph kernel and all-to-all kernels: lenient import warns on
+# stderr and prints the summary; --strict exits 2 and writes nothing.
+fx="$SRC_DIR/tests/models/workload/kineto_data/hta_cuda_graph.json"
+"$T3SIM" trace import-kineto "$fx" -o "$WORK/graph.json" >"$WORK/graph.out" 2>"$WORK/graph.err"
+grep -q '^warning: .*CUDA graph' "$WORK/graph.err" || fail "no CUDA-graph warning: $(cat "$WORK/graph.err")"
+grep -q 'simulated 0.0 %' "$WORK/graph.out" || fail "no import summary: $(cat "$WORK/graph.out")"
+expect_exit2 "$WORK/graph-strict.json" "$T3SIM" trace import-kineto "$fx" -o "$WORK/graph-strict.json" --strict
+
 expect_exit2 "$WORK/bad1.json" "$T3SIM" trace gen --model no-such-model --tp 8 -o "$WORK/bad1.json"
 expect_exit2 "$WORK/bad2.json" "$T3SIM" trace gen --model mega-gpt2 --tp 7 -o "$WORK/bad2.json"
 echo '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1}]}' >"$WORK/badk.json"

@@ -116,7 +116,8 @@ TEST(FuzzRegressions, KinetoNonStringPhaseOrName) {
 }
 
 // Found by review with the fix above: an "Input type" that is not a list made types[i] throw
-// nlohmann::json::type_error 305; it now reads as "no operand type" (a ConfigError naming it).
+// nlohmann::json::type_error 305; it now reads as "no operand type" (a ConfigError naming it
+// under --strict; a warning and a fixed op by default).
 TEST(FuzzRegressions, KinetoInputTypeNotAList) {
   const json cpu = {
       {"ph", "X"},
@@ -127,8 +128,9 @@ TEST(FuzzRegressions, KinetoInputTypeNotAList) {
       {"args",
        {{"External id", 1}, {"Input Dims", {{8, 16}, {16, 32}}}, {"Input type", "c10::Half"}}}};
   const json chrome = {{"traceEvents", {cpu, kernel(10.0, 1)}}};
-  EXPECT_TRUE(rejects<ConfigError>([&] { workload::import_kineto(chrome, "types.json"); },
-                                   "/traceEvents/0/args/Input type/0"));
+  EXPECT_TRUE(
+      rejects<ConfigError>([&] { workload::import_kineto(chrome, "types.json", {.strict = true}); },
+                           "/traceEvents/0/args/Input type/0"));
 }
 
 // Found by reading kineto_schema.cpp while triaging the fuzz run (the fuzzer did not construct it
@@ -154,8 +156,8 @@ TEST(FuzzRegressions, KinetoGemmDimensionProductOverflow) {
         {"args",
          {{"External id", 1}, {"Input Dims", dims}, {"Input type", {"c10::Half", "c10::Half"}}}}};
     const json chrome = {{"traceEvents", {cpu, kernel(10.0, 1)}}};
-    EXPECT_TRUE(
-        rejects<ConfigError>([&] { workload::import_kineto(chrome, "huge.json"); }, "Input Dims"))
+    EXPECT_TRUE(rejects<ConfigError>(
+        [&] { workload::import_kineto(chrome, "huge.json", {.strict = true}); }, "Input Dims"))
         << op << " " << dims.dump();
   }
 }

@@ -3,8 +3,11 @@
 // Each parses, runs one probe of the studies library (tools/studies/probes.h) and prints.
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "cli/common.h"
+#include "models/gpu/gpu_spec.h"
+#include "models/system/gemm_limits.h"
 #include "sim/errors.h"
 #include "sim/units_parse.h"
 #include "tools/studies/probes.h"
@@ -28,19 +31,34 @@ void print(bool json, const nlohmann::ordered_json& j) {
 int cmd_gemm(const Args& args, const Env& env) {
   po::options_description desc("t3sim gemm options");
   std::string sys, dtype = "fp16";
-  uint64_t m = 0, n = 0, k = 0;
+  uint64_t m = 0, n = 0, k = 0, batch = 1;
   std::vector<std::string> sets;
   desc.add_options()("system", po::value(&sys)->required(), "system name or path")(
       "m,m", integer(&m, uint64_t{1}, kMaxDim)->required(), "rows, 1..4194304")(
       "n,n", integer(&n, uint64_t{1}, kMaxDim)->required(), "columns, 1..4194304")(
       "k,k", integer(&k, uint64_t{1}, kMaxDim)->required(), "reduction dimension, 1..4194304")(
-      "dtype", po::value(&dtype)->default_value("fp16"), "fp16 | bf16")(
+      "batch", integer(&batch, uint64_t{1}, kMaxDim)->default_value(1),
+      "independent products in one kernel, 1..4194304")(
+      "dtype", po::value(&dtype)->default_value("fp16"),
+      "fp16 | bf16 | tf32 | fp32 (SIMT) | fp8: picks the preset's matrix rate")(
       "set", po::value(&sets)->composing(), "override: path=value")("json", po::bool_switch(),
                                                                     "print JSON");
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr, "t3sim gemm --system S -m M -n N -k K")) return 0;
-  if (dtype != "fp16" && dtype != "bf16") throw UsageError("--dtype must be fp16 or bf16");
-  const studies::GemmProbe p = studies::probe_gemm(load_system(env, sys, sets), {m, n, k});
+  const std::map<std::string, gpu::Precision> precisions = {{"fp16", gpu::Precision::kFp16},
+                                                            {"bf16", gpu::Precision::kFp16},
+                                                            {"tf32", gpu::Precision::kTf32},
+                                                            {"fp32", gpu::Precision::kFp32},
+                                                            {"fp8", gpu::Precision::kFp8}};
+  const auto precision = precisions.find(dtype);
+  if (precision == precisions.end()) {
+    throw UsageError("--dtype must be fp16, bf16, tf32, fp32 or fp8 (got '" + dtype + "')");
+  }
+  const ConfigDoc doc = load_system(env, sys, sets);
+  if (gpu::matrix_rate(system::system_gpu_spec(doc), precision->second) == 0) {
+    throw UsageError("the GPU preset of '" + sys + "' gives no flops_per_cu_cycle_" + dtype);
+  }
+  const studies::GemmProbe p = studies::probe_gemm(doc, {m, n, k, batch, precision->second});
   nlohmann::ordered_json j;
   j["time_us"] = p.time_us;
   j["tflops"] = p.tflops;

@@ -1,9 +1,10 @@
-// `t3sim nccl-tests <all_reduce_perf|reduce_scatter_perf|all_gather_perf>`: the nccl-tests sweep on
-// a simulated system. Each size runs in a fresh Simulator + System; rows follow nccl-tests' layout
-// (size, count, type, redop, root, time us, algbw and busbw in GB/s = 1e9 B/s; busbw per
-// hardware.md §5.5). --compare CSV (size_bytes,time_us,algbw_gbps,busbw_gbps) adds the measured
+// `t3sim nccl-tests <test>`: the nccl-tests programs (all_reduce_perf, reduce_scatter_perf,
+// all_gather_perf, broadcast_perf, reduce_perf, alltoall_perf, sendrecv_perf) on a simulated
+// system, printed in nccl-tests' layout so its parsers read it: 13 columns per size (size, count,
+// type, redop, root, then time/algbw/busbw/#wrong out-of-place and in-place; GB/s = 1e9 B/s, busbw
+// per hardware.md §5.5) and both footers. Options keep nccl-tests' meaning where a deterministic
+// simulator has one (nccl_tests_options.cpp). --compare CSV adds, as comment lines, the measured
 // busbw and the error per size, and the median absolute busbw error over sizes >= 1 MiB.
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,7 +13,9 @@
 #include <vector>
 
 #include "cli/common.h"
+#include "cli/nccl_tests_options.h"
 #include "models/collectives/collective.h"
+#include "models/collectives/kinds.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
 #include "tools/studies/probes.h"
@@ -20,44 +23,6 @@
 
 namespace t3sim::cli {
 namespace {
-
-using collectives::Kind;
-
-struct TestOp {
-  const char* name;
-  Kind kind;
-  const char* redop;
-};
-constexpr TestOp kOps[] = {{"all_reduce_perf", Kind::kAllReduce, "sum"},
-                           {"reduce_scatter_perf", Kind::kReduceScatter, "sum"},
-                           {"all_gather_perf", Kind::kAllGather, "none"}};
-
-struct Dtype {
-  const char* name;
-  uint32_t bytes;
-};
-constexpr Dtype kTypes[] = {{"float", 4}, {"half", 2}, {"bfloat16", 2}, {"double", 8}, {"int8", 1}};
-
-// nccl-tests sizes: a number with an optional K/M/G/T suffix (binary multiples).
-uint64_t parse_size(const std::string& s, const char* opt) {
-  size_t used = 0;
-  uint64_t v = 0;
-  try {
-    v = std::stoull(s, &used);
-  } catch (const std::exception&) {
-    throw UsageError(std::string(opt) + ": '" + s + "' is not a size (e.g. 32K, 1M, 1G)");
-  }
-  const std::string suffix = s.substr(used);
-  const std::string units = "KMGT";
-  if (suffix.size() > 1) throw UsageError(std::string(opt) + ": bad size suffix '" + suffix + "'");
-  if (suffix.size() == 1) {
-    const size_t k = units.find(static_cast<char>(std::toupper(suffix[0])));
-    if (k == std::string::npos)
-      throw UsageError(std::string(opt) + ": bad size suffix '" + suffix + "'");
-    v <<= 10 * (k + 1);
-  }
-  return v;
-}
 
 // The measured busbw per size of a --compare CSV (the validation sets' collective reader).
 std::map<uint64_t, double> read_measured_busbw(const std::string& path, const Env& env) {
@@ -68,108 +33,56 @@ std::map<uint64_t, double> read_measured_busbw(const std::string& path, const En
   return out;
 }
 
-struct Options {
-  const TestOp* op = nullptr;
-  const Dtype* type = nullptr;
-  std::string system;
-  uint64_t lo = 0;
-  uint64_t hi = 0;
-  double factor = 2;
-  std::string compare;
-  bool verbose = false;
-  std::vector<std::string> sets;
-  collectives::CollectiveSpec base;  // everything but the size
-  int gpus = 0;                      // group size
-};
-
-Options parse(const Args& args, bool& help) {
-  po::options_description desc("t3sim nccl-tests options");
-  std::string test, algo, exec, proto, minb, maxb, dtype;
-  Options o;
-  uint32_t channels = 0;
-  desc.add_options()("test", po::value(&test)->required(),
-                     "all_reduce_perf | reduce_scatter_perf | all_gather_perf")(
-      "system", po::value(&o.system)->required(), "system name or path")(
-      "gpus", integer(&o.gpus, 0, 4096)->default_value(0), "use the first N GPUs (0 = all)")(
-      "algo", po::value(&algo)->default_value("auto"), "auto | ring | direct | hierarchical")(
-      "executor", po::value(&exec), "cu | dma (default: the system's collectives.executor)")(
-      "proto", po::value(&proto)->default_value("auto"), "auto | simple | ll128 | ll")(
-      "channels", integer(&channels, 0u, 64u)->default_value(0),
-      "channels, 1..64 (0 = the system's)")("set", po::value(&o.sets)->composing(),
-                                            "override: path=value")(
-      "minbytes,b", po::value(&minb)->default_value("32M"), "smallest size")(
-      "maxbytes,e", po::value(&maxb)->default_value("32M"), "largest size")(
-      "stepfactor,f", po::value(&o.factor)->default_value(2), "size multiplier")(
-      "datatype,d", po::value(&dtype)->default_value("float"),
-      "float | half | bfloat16 | double | int8")(
-      "compare", po::value(&o.compare), "measured CSV: size_bytes,time_us,algbw_gbps,busbw_gbps")(
-      "verbose,v", po::bool_switch(&o.verbose), "a comment line per size: choices, wall time");
-  po::positional_options_description pos;
-  pos.add("test", 1);
-  po::variables_map vm;
-  help = !parse_options(args, desc, vm, &pos,
-                        "t3sim nccl-tests all_reduce_perf --system S [-b 1M -e 1G -f 2] "
-                        "[--compare CSV]");
-  if (help) return o;
-  for (const TestOp& t : kOps) o.op = test == t.name ? &t : o.op;
-  if (o.op == nullptr) {
-    throw UsageError("unknown test '" + test +
-                     "' (all_reduce_perf, reduce_scatter_perf, all_gather_perf)");
-  }
-  for (const Dtype& t : kTypes) o.type = dtype == t.name ? &t : o.type;
-  if (o.type == nullptr) throw UsageError("-d: unknown datatype '" + dtype + "'");
-  o.lo = parse_size(minb, "-b");
-  o.hi = parse_size(maxb, "-e");
-  if (o.lo == 0 || o.hi < o.lo || !(o.factor > 1.0 && o.factor <= 1e6)) {
-    throw UsageError("need 0 < -b <= -e and 1 < -f <= 1e6");
-  }
-  o.base.kind = o.op->kind;
-  o.base.algo = collectives::parse_algo(algo, "--algo");
-  o.base.proto = collectives::parse_protocol(proto, "--proto");
-  if (!exec.empty()) o.base.exec = collectives::parse_executor(exec, "--executor");
-  o.base.channels = channels;
-  o.base.elem_bytes = o.type->bytes;
-  return o;
+void print_header(const NcclTestsOptions& o) {
+  std::printf(
+      "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %s warmup iters: %d iters: %d "
+      "agg iters: 1 validation: %d graph: 0\n#\n",
+      o.threads, o.gpus / o.threads, static_cast<unsigned long long>(o.lo),
+      static_cast<unsigned long long>(o.hi), o.step_text().c_str(), o.warmup, o.iters, o.check);
+  std::printf(
+      "# t3sim %s on %s: %d simulated GPUs. The simulation is deterministic: every iteration takes "
+      "the same time,\n# so one is simulated per size; data live in one buffer per GPU, so the "
+      "out-of-place and in-place\n# columns move the same bytes and show the same run. #wrong: "
+      "bytes the schedule failed to deliver.\n#\n",
+      std::string(o.kind->test).c_str(), o.system.c_str(), o.gpus);
+  std::printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place\n",
+              "", "", "", "", "");
+  std::printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n", "size",
+              "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+              "busbw", "#wrong");
+  std::printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "(B)",
+              "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+              "");
 }
 
-void print_header(const Options& o, bool compare) {
-  std::printf(
-      "# t3sim nccl-tests %s: system %s, %d GPUs, minBytes %llu maxBytes %llu step: "
-      "%g(factor)\n",
-      o.op->name, o.system.c_str(), o.gpus, static_cast<unsigned long long>(o.lo),
-      static_cast<unsigned long long>(o.hi), o.factor);
-  std::printf("# simulated: one in-place run per size (out-of-place columns); GB/s = 1e9 B/s\n#\n");
-  std::printf("#%11s %13s %9s %7s %7s %10s %8s %8s%s\n", "size", "count", "type", "redop", "root",
-              "time", "algbw", "busbw", compare ? "  meas_busbw   err%" : "");
-  std::printf("#%11s %13s %9s %7s %7s %10s %8s %8s%s\n", "(B)", "(elements)", "", "", "", "(us)",
-              "(GB/s)", "(GB/s)", compare ? "      (GB/s)" : "");
+// nccl-tests' time column: 2 decimals below 100 us, 1 below 10 ms, none above.
+std::string time_text(double us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, us >= 10000.0 ? "%7.0f" : us >= 100.0 ? "%7.1f" : "%7.2f", us);
+  return buf;
 }
 
 }  // namespace
 
 int cmd_nccl_tests(const Args& args, const Env& env) {
   bool help = false;
-  Options o = parse(args, help);
+  NcclTestsOptions o = parse_nccl_tests(args, help);
   if (help) return 0;
   const ConfigDoc doc = load_system(env, o.system, o.sets);
-  const int total = system::system_gpus(doc);
-  o.gpus = o.gpus == 0 ? total : o.gpus;
-  if (o.gpus < 1 || o.gpus > total)
-    throw UsageError("--gpus must be in 1.." + std::to_string(total));
+  resolve_nccl_tests_gpus(o, system::system_gpus(doc));
   for (int g = 0; g < o.gpus; ++g) o.base.group.push_back(g);
   const std::map<uint64_t, double> measured =
       o.compare.empty() ? std::map<uint64_t, double>{} : read_measured_busbw(o.compare, env);
-  const bool ar = o.op->kind == Kind::kAllReduce;
   const uint64_t ranks = static_cast<uint64_t>(o.gpus);
-  const uint64_t unit = o.type->bytes * (ar ? 1 : ranks);
-  const double bus = studies::busbw_factor(o.op->kind, o.gpus);  // hardware.md §5.5
-  print_header(o, !measured.empty());
+  const uint64_t unit = o.type->bytes * (o.kind->split_by_rank ? ranks : 1);
+  const double bus = collectives::busbw_factor(o.kind->kind, o.gpus);  // hardware.md §5.5
+  const std::string wrong = o.check ? "0" : "N/A";
+  print_header(o);
   std::vector<double> errors;
   double bus_sum = 0;
   int rows = 0;
-  for (double s = static_cast<double>(o.lo); s <= static_cast<double>(o.hi) * (1 + 1e-9);
-       s *= o.factor) {
-    const uint64_t bytes = static_cast<uint64_t>(std::llround(s)) / unit * unit;
+  for (const uint64_t size : o.sizes()) {
+    const uint64_t bytes = size / unit * unit;
     if (bytes == 0) continue;
     const auto t0 = std::chrono::steady_clock::now();
     collectives::CollectiveSpec spec = o.base;
@@ -180,20 +93,24 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     const double algbw = static_cast<double>(bytes) / (p.time_us * 1e3);
     bus_sum += algbw * bus;
     ++rows;
-    std::printf("%12llu %13llu %9s %7s %7d %10.1f %8.2f %8.2f",
-                static_cast<unsigned long long>(bytes),
-                static_cast<unsigned long long>(bytes / o.type->bytes / (ar ? 1 : ranks)),
-                o.type->name, o.op->redop, -1, p.time_us, algbw, algbw * bus);
-    if (auto it = measured.find(bytes); it != measured.end()) {
-      const double err = 100.0 * (algbw * bus - it->second) / it->second;
-      std::printf("  %10.2f %+6.1f", it->second, err);
-      if (bytes >= (uint64_t{1} << 20)) errors.push_back(std::fabs(err));
+    std::printf("%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(bytes),
+                static_cast<unsigned long long>(bytes / unit), o.type->name,
+                o.kind->reduces ? o.redop.c_str() : "none", o.kind->rooted ? o.base.root : -1);
+    for (int col = 0; col < 2; ++col) {
+      std::printf("  %7s  %6.2f  %6.2f  %5s", time_text(p.time_us).c_str(), algbw, algbw * bus,
+                  wrong.c_str());
     }
     std::printf("\n");
+    if (auto it = measured.find(bytes); it != measured.end()) {
+      const double err = 100.0 * (algbw * bus - it->second) / it->second;
+      std::printf("#   measured busbw %.2f GB/s, error %+.1f %%\n", it->second, err);
+      if (bytes >= (uint64_t{1} << 20)) errors.push_back(std::fabs(err));
+    }
     if (o.verbose) std::printf("#   %s, wall %.2f s\n", p.how.c_str(), wall);
     std::fflush(stdout);
   }
-  std::printf("# Avg bus bandwidth    : %g\n", rows > 0 ? bus_sum / rows : 0.0);
+  std::printf("# Out of bounds values : 0 OK\n");
+  std::printf("# Avg bus bandwidth    : %g \n#\n", rows > 0 ? bus_sum / rows : 0.0);
   if (!measured.empty()) {
     if (errors.empty()) {
       std::printf("# Median |busbw error| (sizes >= 1 MiB): n/a (no measured size in range)\n");

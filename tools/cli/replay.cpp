@@ -31,9 +31,11 @@ void print_table(const system::ReplayResult& r, const std::string& file) {
                 std::string(workload::to_string(op.kind)).c_str(), op.stream, op.start_us,
                 op.duration_us, note.c_str());
   }
-  std::printf("total %.1f us | %llu simulations, %llu memoised | %.2f s\n", r.total_us,
-              static_cast<unsigned long long>(r.simulations),
-              static_cast<unsigned long long>(r.memo_hits), r.wall_s);
+  std::printf(
+      "total %.1f us (idle kept from the trace: %.1f us) | %llu simulations, %llu "
+      "memoised | %.2f s\n",
+      r.total_us, r.idle_us, static_cast<unsigned long long>(r.simulations),
+      static_cast<unsigned long long>(r.memo_hits), r.wall_s);
 }
 
 }  // namespace
@@ -67,6 +69,7 @@ int cmd_replay(const Args& args, const Env& env) {
   const workload::Trace trace = workload::read_trace(file);
   const ConfigDoc doc = load_system(env, sys, sets);
   const system::ReplayResult r = system::replay_trace(doc, trace, file, options);
+  for (const std::string& w : r.warnings) std::cerr << "warning: " << file << ": " << w << "\n";
   if (vm["json"].as<bool>()) {
     std::cout << system::to_json(r).dump(2) << "\n";
   } else {

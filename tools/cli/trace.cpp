@@ -1,6 +1,8 @@
 // `t3sim trace gen`: one transformer layer of a model zoo entry as a trace (layer_generator.h);
-// `t3sim trace import-kineto`: a PyTorch profiler trace converted to a t3sim trace. The output is
-// written atomically, so bad input (a ConfigError, exit 2) never leaves a partial file behind.
+// `t3sim trace import-kineto`: a PyTorch profiler trace converted to a t3sim trace, with the import
+// summary (share of GPU time simulated, by category; idle time) on stdout and one grouped warning
+// per kind of op that stayed fixed on stderr (--strict: exit 2 instead). The output is written
+// atomically, so bad input (a ConfigError, exit 2) never leaves a partial file behind.
 #include <iostream>
 
 #include "cli/common.h"
@@ -15,7 +17,8 @@ namespace {
 
 constexpr const char* kUsage =
     "t3sim trace gen --model M --tp N [--tokens T] [--pass fwd|bwd|both] [--sequence-parallel] "
-    "-o FILE\n       t3sim trace import-kineto PROFILE.json -o FILE";
+    "-o FILE\n       t3sim trace import-kineto PROFILE.json -o FILE [--strict] [--drop-idle] "
+    "[--summary-json F]";
 
 int trace_gen(const Args& args, const Env& env) {
   po::options_description desc("t3sim trace gen options");
@@ -49,22 +52,39 @@ int trace_gen(const Args& args, const Env& env) {
 
 int trace_import_kineto(const Args& args) {
   po::options_description desc("t3sim trace import-kineto options");
-  std::string in, out;
-  bool no_infer = false;
+  std::string in, out, summary_out;
+  bool no_infer = false, strict = false, drop_idle = false;
   desc.add_options()("profile", po::value(&in)->required(), "PyTorch profiler (Kineto) JSON")(
       "output,o", po::value(&out)->required(), "trace file to write")(
       "no-cross-stream-deps", po::bool_switch(&no_infer),
-      "do not infer cross-stream waits from timestamps");
+      "do not infer cross-stream waits from timestamps")(
+      "strict", po::bool_switch(&strict),
+      "fail (exit 2) on an op that cannot be modelled instead of keeping it fixed with a warning")(
+      "drop-idle", po::bool_switch(&drop_idle),
+      "drop the idle time between kernels (replay then packs them; the summary says how much)")(
+      "summary-json", po::value(&summary_out), "also write the import summary as JSON");
   po::positional_options_description positional;
   positional.add("profile", 1);
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &positional, kUsage)) return 0;
   output_target(out);
+  if (!summary_out.empty()) output_target(summary_out);
   workload::KinetoImportOptions options;
   options.infer_cross_stream_deps = !no_infer;
-  const workload::Trace trace = workload::import_kineto(read_json_file(in), in, options);
-  workload::write_trace(trace, out);
-  std::cout << "wrote " << out << ": " << trace.ops.size() << " ops imported from " << in << "\n";
+  options.strict = strict;
+  options.keep_idle = !drop_idle;
+  const workload::KinetoImport imported =
+      workload::import_kineto_profile(read_json_file(in), in, options);
+  workload::write_trace(imported.trace, out);
+  if (!summary_out.empty()) {
+    write_file_atomic(summary_out, workload::to_json(imported.summary).dump(2) + "\n");
+  }
+  for (const std::string& line : workload::format_warnings(imported.summary, in)) {
+    std::cerr << line << "\n";
+  }
+  std::cout << "wrote " << out << ": " << imported.trace.ops.size() << " ops imported from " << in
+            << "\n"
+            << workload::format_summary(imported.summary) << "\n";
   return 0;
 }
 

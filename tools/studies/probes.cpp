@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "models/collectives/kinds.h"
 #include "models/fabric/fabric.h"
 #include "models/system/scenario.h"
 #include "models/system/system.h"
@@ -26,18 +27,21 @@ class LastDone : public gpu::AccessDone {
 }  // namespace
 
 GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape) {
+  const uint32_t elem = shape.precision == gpu::Precision::kFp8    ? 1
+                        : shape.precision == gpu::Precision::kFp16 ? 2
+                                                                   : 4;
   system::Scenario sc(system, 1, nullptr);
-  sc.allocate(shape, 2);
-  auto& kern = sc.launch_local_gemm(0, shape, 2, sc.spec().cus, nullptr);
+  sc.allocate(shape, elem);
+  auto& kern = sc.launch_local_gemm(0, shape, elem, sc.spec().cus, nullptr);
   sc.run();
   GemmProbe p;
   p.time_us = (kern.done() - kern.start()).to_us();
   p.tflops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
-             static_cast<double>(shape.k) / (p.time_us * 1e6);
+             static_cast<double>(shape.k) * static_cast<double>(shape.batch) / (p.time_us * 1e6);
   p.dram_bytes = sc.dram_total();
   const auto& g = sc.spec();
   const uint64_t tiles =
-      ((shape.m + g.tile_m - 1) / g.tile_m) * ((shape.n + g.tile_n - 1) / g.tile_n);
+      ((shape.m + g.tile_m - 1) / g.tile_m) * ((shape.n + g.tile_n - 1) / g.tile_n) * shape.batch;
   const uint64_t slots = uint64_t{g.cus} * g.wgs_per_cu;
   p.waves = (tiles + slots - 1) / slots;
   const double peak_bps =
@@ -128,7 +132,7 @@ CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::Col
 }
 
 double busbw_factor(collectives::Kind kind, int ranks) {
-  return (kind == collectives::Kind::kAllReduce ? 2.0 : 1.0) * (ranks - 1) / ranks;
+  return collectives::busbw_factor(kind, ranks);
 }
 
 }  // namespace t3sim::studies

@@ -64,7 +64,7 @@ struct CollectiveProbe {
 // One collective of `spec` (its group, size and element width as given).
 CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec);
 
-// nccl-tests bus-bandwidth factor (hardware.md §5.5): 2(n-1)/n for all-reduce, (n-1)/n else.
+// nccl-tests bus-bandwidth factor (hardware.md §5.5; collectives/kinds.h has the rule per kind).
 double busbw_factor(collectives::Kind kind, int ranks);
 
 }  // namespace t3sim::studies

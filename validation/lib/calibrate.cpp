@@ -204,8 +204,9 @@ void calibrate_gemm(const Env& env, const CalibrateRequest& o, const ConfigDoc& 
   ordered_json cal;
   cal["system"] = sys_name;
   cal["fitted_to"] = ordered_json::array({file_record(env, csv)});
-  cal["objective"] = "median |% error| of TFLOP/s over " + std::to_string(pts.size()) +
-                     " GEMM rows (batched rows as (M x b) x N x K), kernel time as t3sim gemm";
+  cal["objective"] =
+      "median |% error| of TFLOP/s over " + std::to_string(pts.size()) +
+      " GEMM rows (a batched row as b products in one kernel), kernel time as t3sim gemm";
   cal["search"] = search_text(o.fit);
   ordered_json details;
   if (hbm_fit) {

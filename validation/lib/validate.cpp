@@ -30,10 +30,11 @@ void add_gemm_points(SetRun& e, const ConfigDoc& sys, const std::vector<GemmPoin
     e.labels.push_back(p.dtype + " " + shape_label(p.batch, p.m, p.n, p.k));
     e.measured.push_back(p.tflops);
     e.cost.push_back(1e6);
-    e.simulate.push_back([&sys, p] { return sim_gemm_tflops(sys, p.m * p.batch, p.n, p.k); });
+    e.simulate.push_back(
+        [&sys, p] { return sim_gemm_tflops(sys, p.m, p.n, p.k, p.batch, precision_of(p)); });
     if (p.batch > 1) {
       e.notes.push_back("line " + std::to_string(p.line) + " (b=" + std::to_string(p.batch) +
-                        ") runs as one " + shape_label(1, p.m * p.batch, p.n, p.k) + " GEMM");
+                        ") runs as one kernel of " + std::to_string(p.batch) + " products");
     }
   }
 }
@@ -49,12 +50,15 @@ struct Systems {
   }
 };
 
-void xla_gemm(SetRun& e, Systems& s, const std::string& system, const Env& env) {
+void xla_gemm(SetRun& e, Systems& s, const std::string& system, const Env& env,
+              bool fp32_column = false) {
   e.system = system;
   e.metric = "TFLOP/s";
   const fs::path csv = find_input(env, "validation/gemm/h100_xla_bf16.csv");
-  add_gemm_points(e, s.get(system), load_gemm_csv(csv));
-  e.notes.push_back("BF16 column of " + display_path(env, csv) + "; kernel time as t3sim gemm");
+  add_gemm_points(e, s.get(system), load_gemm_csv(csv, fp32_column));
+  e.notes.push_back(
+      std::string(fp32_column ? "FP32 column (run as TF32, not fitted)" : "BF16 column") + " of " +
+      display_path(env, csv) + "; kernel time as t3sim gemm");
 }
 
 void mamf(SetRun& e, Systems& s, const Env& env,
@@ -197,8 +201,13 @@ void build_plan(Plan& plan, const Env& env, const ToleranceFile& tol) {
     });
   }
   plan.add("gemm-mamf", "gemm-mamf", [&](SetRun& e, Systems& s) {
-    mamf(e, s, env, {{"NVIDIA A100 SXM", "dgx-a100"}, {"NVIDIA H100 SXM", "dgx-h100"}});
+    mamf(e, s, env,
+         {{"NVIDIA A100 SXM", "dgx-a100"},
+          {"NVIDIA H100 SXM", "dgx-h100"},
+          {"AMD MI300X", "mi300x-8"}});
   });
+  plan.add("h100-gemm-xla-tf32", "h100-gemm-xla",
+           [&](SetRun& e, Systems& s) { xla_gemm(e, s, "dgx-h100", env, true); });
   if (fs::is_regular_file(env.configs_dir / "systems" / "dgx-h100-calibrated.json")) {
     plan.add("h100-mamf-calibrated", "gemm-mamf", [&](SetRun& e, Systems& s) {
       mamf(e, s, env, {{"NVIDIA H100 SXM", "dgx-h100-calibrated"}});

@@ -106,7 +106,11 @@ double to_real(const Csv& csv, const Csv::Row& row, size_t col, const char* what
 
 }  // namespace
 
-std::vector<GemmPoint> load_gemm_csv(const std::filesystem::path& file) {
+gpu::Precision precision_of(const GemmPoint& p) {
+  return p.dtype == "tf32" ? gpu::Precision::kTf32 : gpu::Precision::kFp16;
+}
+
+std::vector<GemmPoint> load_gemm_csv(const std::filesystem::path& file, bool fp32_column) {
   const std::string xla = "b,m,n,k,bf16_tflops,fp32_tflops";
   const Csv csv = read_csv(file, {xla, "dtype,m,n,k,median_us,tflops"});
   std::vector<GemmPoint> out;
@@ -115,7 +119,9 @@ std::vector<GemmPoint> load_gemm_csv(const std::filesystem::path& file) {
     p.line = r.line;
     if (csv.header == xla) {
       p.batch = to_dim(csv, r, 0, "b");
-      p.tflops = to_real(csv, r, 4, "bf16_tflops");
+      p.tflops =
+          fp32_column ? to_real(csv, r, 5, "fp32_tflops") : to_real(csv, r, 4, "bf16_tflops");
+      if (fp32_column) p.dtype = "tf32";
     } else {
       p.dtype = r.fields[0];
       if (p.dtype != "bf16" && p.dtype != "fp16")
@@ -189,8 +195,9 @@ std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file) {
   return out;
 }
 
-double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k) {
-  return studies::probe_gemm(system, gpu::GemmShape{m, n, k}).tflops;
+double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k, uint64_t batch,
+                       gpu::Precision precision) {
+  return studies::probe_gemm(system, gpu::GemmShape{m, n, k, batch, precision}).tflops;
 }
 
 double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_t bytes) {
@@ -218,7 +225,7 @@ std::vector<double> gemm_errors(const ConfigDoc& system, const std::vector<GemmP
   std::vector<double> err(points.size());
   studies::run_parallel(points.size(), threads, [&](size_t i) {
     const GemmPoint& p = points[i];
-    err[i] = pct_error(sim_gemm_tflops(system, p.m * p.batch, p.n, p.k), p.tflops);
+    err[i] = pct_error(sim_gemm_tflops(system, p.m, p.n, p.k, p.batch, precision_of(p)), p.tflops);
   });
   return err;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/common/memory.h"
+#include "models/gpu/gemm_plan.h"
 #include "sim/config.h"
 #include "tools/studies/env.h"
 
@@ -23,14 +24,16 @@ namespace t3sim::validation {
 
 struct GemmPoint {
   int line = 0;
-  std::string dtype = "bf16";  // bf16 | fp16
-  uint64_t batch = 1;          // batched rows run as one (M x batch) x N x K GEMM
+  std::string dtype = "bf16";  // bf16 | fp16 | tf32 (the XLA table's FP32 column)
+  uint64_t batch = 1;          // batched rows run as `batch` products in one kernel
   uint64_t m = 0, n = 0, k = 0;
   double tflops = 0;  // measured
 };
-// Header `b,m,n,k,bf16_tflops,fp32_tflops` (XLA table; the BF16 column is used; t3sim models no
-// FP32 GEMM) or `dtype,m,n,k,median_us,tflops` (validation/cuda gemm_bench).
-std::vector<GemmPoint> load_gemm_csv(const std::filesystem::path& file);
+// Header `b,m,n,k,bf16_tflops,fp32_tflops` (XLA table; the BF16 column, or with `fp32_column`
+// the FP32 one, which sm_90 runs on TF32 tensor cores: 401.6 TFLOP/s at 4096^3 is 6x the FP32
+// SIMT peak [inferred]) or `dtype,m,n,k,median_us,tflops` (validation/cuda gemm_bench).
+std::vector<GemmPoint> load_gemm_csv(const std::filesystem::path& file, bool fp32_column = false);
+gpu::Precision precision_of(const GemmPoint& p);
 
 struct MamfPoint {
   int line = 0;
@@ -62,9 +65,11 @@ struct HbmPoint {
 // Header `pattern,bytes,median_us,gbps` (validation/cuda hbm_bench).
 std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file);
 
-// TFLOP/s of one M x N x K GEMM (2 B elements) on GPU 0 of `system`, timed like `t3sim gemm`:
-// from the first dispatch to the last tile store (the launch overhead precedes the start).
-double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k);
+// TFLOP/s of one M x N x K GEMM (`batch` products; FP16/BF16 2 B elements unless `precision`
+// says otherwise) on GPU 0 of `system`, timed like `t3sim gemm`: from the first dispatch to the
+// last tile store (the launch overhead precedes the start).
+double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k,
+                       uint64_t batch = 1, gpu::Precision precision = gpu::Precision::kFp16);
 // HBM bandwidth of GPU 0 for an hbm_bench pattern on arrays of `bytes`, counted as hbm_bench does.
 double sim_hbm_gbps(const ConfigDoc& system, const std::string& pattern, uint64_t bytes);
 // nccl-tests busbw (GB/s) of a float all-reduce of `bytes` over every GPU of `system`.

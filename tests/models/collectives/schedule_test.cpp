@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <set>
+#include <utility>
 
 #include "models/collectives/schedule.h"
 #include "sim/errors.h"
@@ -136,6 +138,102 @@ TEST(HierarchicalSchedule, InterNodeTrafficIsOneNodeShare) {
   EXPECT_EQ(s.lanes.size(), 2u * 16 * 3);  // three lanes per channel and GPU
   g.gpus_per_node = 16;
   EXPECT_THROW(make_hierarchical(g), ConfigError);
+}
+
+TEST(RingSchedule, MultiRingReduceScatterStillLeavesRankROwningPartR) {
+  const int n = 8;
+  const uint64_t S = 8 << 20;
+  Geometry g = geo(Kind::kReduceScatter, S, n, 7);
+  g.rings = disjoint_rings(n);
+  const Schedule s = make_ring(g);
+  std::vector<uint64_t> owned(n, 0);
+  for (const Lane& l : s.lanes) {
+    for (uint32_t i = l.first_op; i < l.first_op + l.num_ops; ++i) {
+      const Op& op = s.ops[i];
+      if (!(op.flags & kWriteLocal)) continue;
+      EXPECT_EQ(op.offset / (S / n), static_cast<uint64_t>(l.gpu)) << "lane on gpu " << l.gpu;
+      owned[static_cast<size_t>(l.gpu)] += op.bytes;
+    }
+  }
+  for (int r = 0; r < n; ++r) EXPECT_EQ(owned[static_cast<size_t>(r)], S / n) << r;
+  // Channel c runs ring c: its connections are that ring's links, all distinct across rings.
+  std::set<std::pair<int, int>> links;
+  for (const Conn& c : s.conns) links.insert({c.src, c.dst});
+  EXPECT_EQ(links.size(), static_cast<size_t>(n * (n - 1)));
+}
+
+TEST(RingSchedule, BroadcastIsAChainFromTheRoot) {
+  const int n = 4;
+  const uint64_t S = 8 << 20;
+  Geometry g = geo(Kind::kBroadcast, S, n);
+  g.root = 2;
+  const Volumes v = volumes(make_ring(g), n);
+  EXPECT_EQ(v.sent[2], S);  // root: send only
+  EXPECT_EQ(v.written[2], 0u);
+  EXPECT_EQ(v.sent[3], S);  // middle ranks: receive, store, forward
+  EXPECT_EQ(v.written[3], S);
+  EXPECT_EQ(v.sent[1], 0u);  // the root's predecessor ends the chain
+  EXPECT_EQ(v.written[1], S);
+}
+
+TEST(RingSchedule, ReduceEndsAtTheRoot) {
+  const int n = 4;
+  const uint64_t S = 8 << 20;
+  Geometry g = geo(Kind::kReduce, S, n);
+  g.root = 1;
+  const Volumes v = volumes(make_ring(g), n);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(v.sent[static_cast<size_t>(r)], r == 1 ? 0u : S) << r;
+    EXPECT_EQ(v.written[static_cast<size_t>(r)], r == 1 ? S : 0u) << r;
+  }
+}
+
+TEST(DirectSchedule, AllToAllSendsEachPeerItsPart) {
+  const int n = 8;
+  const uint64_t S = 8 << 20;
+  const Volumes v = volumes(make_direct(geo(Kind::kAllToAll, S, n)), n);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(v.sent[static_cast<size_t>(r)], S / n * (n - 1)) << r;
+    EXPECT_EQ(v.written[static_cast<size_t>(r)], S / n * (n - 1)) << r;
+  }
+}
+
+TEST(DirectSchedule, SendRecvMovesTheWholeBufferToTheNextRank) {
+  const int n = 4;
+  const uint64_t S = 4 << 20;
+  const Schedule s = make_direct(geo(Kind::kSendRecv, S, n));
+  const Volumes v = volumes(s, n);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(v.sent[static_cast<size_t>(r)], S) << r;
+    EXPECT_EQ(v.written[static_cast<size_t>(r)], S) << r;
+  }
+  for (const Conn& c : s.conns) EXPECT_EQ(c.dst, (c.src + 1) % n);
+  EXPECT_EQ(s.lanes.size(), 2u * 2 * n);  // a send and a receive lane per channel and rank
+}
+
+TEST(NvlsSchedule, EachRankOwnsOneShareAndNeedsNoConnections) {
+  const int n = 8;
+  const uint64_t S = 16 << 20;
+  Geometry g = geo(Kind::kAllReduce, S, n, 4);
+  g.chunk = 128 << 10;
+  g.slices_per_chunk = 1;
+  g.slice_floor = 0;
+  const Schedule s = make_nvls(g);
+  EXPECT_TRUE(s.conns.empty());
+  std::vector<uint64_t> share(n, 0);
+  std::vector<bool> covered(S / 4096, false);
+  for (const Lane& l : s.lanes) {
+    for (uint32_t i = l.first_op; i < l.first_op + l.num_ops; ++i) {
+      const Op& op = s.ops[i];
+      EXPECT_EQ(op.flags, kRecv | kSend);  // ld_reduce, then multicast
+      share[static_cast<size_t>(l.gpu)] += op.bytes;
+      for (uint64_t b = op.offset; b < op.offset + op.bytes; b += 4096) {
+        EXPECT_FALSE(covered[b / 4096]);
+        covered[b / 4096] = true;
+      }
+    }
+  }
+  for (int r = 0; r < n; ++r) EXPECT_EQ(share[static_cast<size_t>(r)], S / n) << r;
 }
 
 TEST(Schedule, FinalizeRejectsUnmatchedConnections) {

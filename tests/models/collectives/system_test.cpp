@@ -17,14 +17,18 @@ struct Result {
   double us = 0;
   uint64_t rs_read = 0;
   uint64_t events = 0;
+  Algo algo = Algo::kAuto;
+  uint32_t channels = 0;
+  uint64_t link_bytes = 0;  // all link directions, all hops
 };
 
-Result all_reduce(const std::string& system, uint64_t bytes, Algo algo = Algo::kAuto) {
+Result run(const std::string& system, Kind kind, uint64_t bytes, Algo algo = Algo::kAuto) {
   const ConfigDoc doc = system::load_system_config(system, kConfigs);
   Simulator sim;
   system::System sys(sim, ConfigNode::root(doc));
   const LibraryConfig lib = sys.collectives();
   CollectiveSpec s;
+  s.kind = kind;
   s.bytes = bytes;
   s.algo = algo;
   Collective c(sim, &sys, "coll", sys.machine(), lib, s);
@@ -38,7 +42,14 @@ Result all_reduce(const std::string& system, uint64_t bytes, Algo algo = Algo::k
   for (int g = 0; g < sys.num_gpus(); ++g)
     r.rs_read += sys.hbm(g).bytes(common::TrafficClass::kRsRead);
   r.events = sim.events();
+  r.algo = c.algo();
+  r.channels = c.channels();
+  r.link_bytes = sys.fabric().total_link_bytes();
   return r;
+}
+
+Result all_reduce(const std::string& system, uint64_t bytes, Algo algo = Algo::kAuto) {
+  return run(system, Kind::kAllReduce, bytes, algo);
 }
 
 TEST(SystemCollective, DgxA100AllReduceIsNvlinkBound) {
@@ -59,6 +70,52 @@ TEST(SystemCollective, P4deTwoNodesUsesTheNetwork) {
   const Result ring = all_reduce("p4de-2node", S, Algo::kRing);
   EXPECT_GT(hier.us, 0.0);
   EXPECT_LT(hier.us, ring.us);  // the flat ring pushes 2(n-1)/n S through every NIC
+}
+
+TEST(SystemCollective, DgxH100PicksNvlsForLargeAllReducesAndItBeatsTheRing) {
+  const uint64_t S = 256 << 20;
+  const Result nvls = all_reduce("dgx-h100", S);
+  const Result ring = all_reduce("dgx-h100", S, Algo::kRing);
+  EXPECT_EQ(nvls.algo, Algo::kNvls);
+  EXPECT_EQ(nvls.channels, 16u);                                 // NVLS_NCHANNELS_SM90
+  EXPECT_EQ(all_reduce("dgx-h100", 1 << 20).algo, Algo::kRing);  // below nvls_min
+  EXPECT_LT(nvls.us, ring.us);
+  // In-switch reduction: each GPU's link carries its data up once plus its share's result, the
+  // switch sends each GPU its reduced share plus the multicast of all shares: 2 S (1 + 1/n) per GPU
+  // over both hops, against the ring's 2 x 2 S (n-1)/n.
+  const double per_gpu = static_cast<double>(nvls.link_bytes) / 8.0 / static_cast<double>(S);
+  EXPECT_GT(per_gpu, 2.0 * 9.0 / 8.0);  // plus packet headers
+  EXPECT_LT(per_gpu, 2.0 * 9.0 / 8.0 * 1.3);
+  const double ring_per_gpu = static_cast<double>(ring.link_bytes) / 8.0 / static_cast<double>(S);
+  EXPECT_GT(ring_per_gpu, 2.0 * 2.0 * 7.0 / 8.0);
+}
+
+TEST(SystemCollective, NvlsNeedsAnNvlinkSharpSwitch) {
+  EXPECT_THROW(all_reduce("dgx-a100", 64 << 20, Algo::kNvls), ConfigError);  // no nvls_channels
+  EXPECT_THROW(all_reduce("mi300x-8", 64 << 20, Algo::kNvls), ConfigError);  // no switch
+}
+
+TEST(SystemCollective, Mi300xRingsUseEveryXgmiLink) {
+  const uint64_t S = 256 << 20;
+  const Result multi = all_reduce("mi300x-8", S, Algo::kRing);
+  // 7 edge-disjoint rings share the 7 links of each GPU: busbw well above one 64 GB/s link.
+  const double busbw = static_cast<double>(S) / (multi.us * 1e3) * 1.75;
+  EXPECT_GT(busbw, 3 * 64.0);
+  EXPECT_LT(busbw, 7 * 64.0);
+}
+
+TEST(SystemCollective, EveryKindRunsOnAWholeSystem) {
+  for (const Kind k : {Kind::kReduceScatter, Kind::kAllGather, Kind::kBroadcast, Kind::kReduce,
+                       Kind::kAllToAll, Kind::kSendRecv}) {
+    const Result r = run("dgx-a100", k, 8 << 20);
+    EXPECT_GT(r.us, 0.0) << to_string(k);
+    EXPECT_GT(r.link_bytes, 0u) << to_string(k);
+  }
+  // One pass over the data moves about as much per GPU as half an all-reduce.
+  const Result rs = run("dgx-a100", Kind::kReduceScatter, 64 << 20);
+  const Result ar = all_reduce("dgx-a100", 64 << 20);
+  EXPECT_LT(rs.us, ar.us);
+  EXPECT_GT(rs.us, ar.us / 3);
 }
 
 }  // namespace

@@ -126,3 +126,41 @@ TEST(TileSelect, BadTileStringsAreConfigErrors) {
 
 }  // namespace
 }  // namespace t3sim::gpu
+
+namespace t3sim::gpu {
+namespace {
+
+// MI300X picks its tile per shape: a small-M GEMM (M = 141) must spread over many of the 304 CUs,
+// not sit on the two 256-row tiles of the old fixed 256x256 tile.
+TEST(TileSelect, Mi300xSmallMSpreadsOverTheCus) {
+  const GpuSpec s = bind_system_gpu("mi300x-8");
+  EXPECT_EQ(s.tile_select, TileSelect::kHeuristic);
+  const GemmShape shape{141, 8192, 8192};
+  const TileChoice c = select_tile(s, shape, 2, s.cus);
+  const uint64_t work = ((141 + c.tile_m - 1) / c.tile_m) * ((8192 + c.tile_n - 1) / c.tile_n) *
+                        static_cast<uint64_t>(c.split_k);
+  EXPECT_GE(work, 150u) << c.tile_m << "x" << c.tile_n << " split " << c.split_k;
+  EXPECT_LT(c.estimate, estimate_time(s, shape, 2, s.cus, {256, 256}, 1));
+}
+
+// Batched shapes: b products of a shape that fills the GPU exactly take b times as long; lower
+// precisions run at their own matrix rate.
+TEST(TileSelect, BatchAndPrecisionEnterTheEstimate) {
+  GpuSpec s = h100_like(Duration{});
+  s.flops_per_cu_cycle_tf32 = 2048;
+  const TileShape t{128, 256};
+  const GemmShape one{128 * 12, 256 * 11, 4096};  // 132 tiles: one full wave
+  const GemmShape three{128 * 12, 256 * 11, 4096, 3};
+  EXPECT_EQ(estimate_time(s, three, 2, s.cus, t, 1), estimate_time(s, one, 2, s.cus, t, 1) * 3);
+  GemmShape tf32 = one;
+  tf32.precision = Precision::kTf32;
+  const Duration half_rate = tile_compute_time(s, 128, 256, 4096, Precision::kTf32);
+  const Duration full_rate = tile_compute_time(s, 128, 256, 4096);
+  EXPECT_GE(half_rate, full_rate * 2 - Duration::ps(2));  // whole cycles, rounded to picoseconds
+  EXPECT_LE(half_rate, full_rate * 2 + Duration::ps(2));
+  EXPECT_GT(estimate_time(s, tf32, 4, s.cus, t, 1), estimate_time(s, one, 2, s.cus, t, 1));
+  EXPECT_EQ(matrix_rate(s, Precision::kFp8), 0u);  // not given: a GEMM of it is refused
+}
+
+}  // namespace
+}  // namespace t3sim::gpu

@@ -132,6 +132,47 @@ TEST(Replay, FusedPairSplitsIntoModeGemmTimeAndExposedComm) {
   EXPECT_NEAR(r.total_us, s.total_us, 1e-6);
 }
 
+// Sequence parallelism: a GEMM and the reduce-scatter of its output fuse like a GEMM and its
+// all-reduce; the pair ends with the reduce-scatter (the all-gather is its own op).
+TEST(Replay, SequenceParallelGemmAndReduceScatterFuse) {
+  const auto fc2 =
+      workload::t3_sublayer(mega_gpt2(), 8, 1024, workload::Sublayer::kFc2, workload::Pass::kFwd);
+  Trace t;
+  t.ops = {gemm_op("g", fc2.gemm),
+           bytes_op("rs", OpKind::kReduceScatter, fc2.allreduce_bytes, 1, {"g"})};
+  const SublayerResult s = run_sublayer(ring8(), spec_of(fc2.gemm), Mode::kT3Mca);
+  const ReplayResult r = replay_trace(ring8(), t, "sp.json", {.mode = Mode::kT3Mca});
+  EXPECT_EQ(r.ops[0].fused_with, "rs");
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_NEAR(r.total_us, s.total_us - s.ag_us, 1e-6);
+  const ReplayResult seq = replay_trace(ring8(), t, "sp.json");
+  EXPECT_LT(r.total_us, seq.total_us);  // t3-mca overlaps the reduce-scatter with the GEMM
+  // A whole sequence-parallel layer: every forward reduce-scatter is fused under t3-mca.
+  workload::LayerOptions options;
+  options.tp = 8;
+  options.tokens = 1024;
+  options.passes = workload::PassSelection::kFwd;
+  options.sequence_parallel = true;
+  const Trace layer = workload::generate_layer(mega_gpt2(), options);
+  const ReplayResult lr = replay_trace(ring8(), layer, "layer.json", {.mode = Mode::kT3Mca});
+  int fused_rs = 0;
+  for (const ReplayOp& op : lr.ops) {
+    fused_rs += op.kind == OpKind::kReduceScatter && !op.fused_with.empty() ? 1 : 0;
+  }
+  EXPECT_EQ(fused_rs, 2);  // OP and FC-2
+  EXPECT_TRUE(lr.warnings.empty());
+}
+
+// A fusing mode that finds no GEMM + collective pair says so; sequential never warns.
+TEST(Replay, FusingModeThatFusesNothingWarns) {
+  Trace t;
+  t.ops = {fixed_op("a", 1, 0), fixed_op("b", 2, 0)};
+  const ReplayResult r = replay_trace(ring8(), t, "none.json", {.mode = Mode::kT3});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("fused nothing"), std::string::npos) << r.warnings[0];
+  EXPECT_TRUE(replay_trace(ring8(), t, "none.json").warnings.empty());
+}
+
 TEST(Replay, GeneratedLayerHonoursStreamsAndDeps) {
   workload::LayerOptions options;
   options.tp = 8;
@@ -144,7 +185,8 @@ TEST(Replay, GeneratedLayerHonoursStreamsAndDeps) {
     EXPECT_GT(r.memo_hits, 0u);  // LayerNorm, attention GEMMs and collectives repeat
     int fused = 0;
     for (const auto& op : r.ops) fused += op.fused_with.empty() ? 0 : 1;
-    EXPECT_EQ(fused, sp ? 0 : 8) << "four GEMM + all-reduce pairs without sequence parallelism";
+    // Four GEMM + all-reduce pairs, or with sequence parallelism four GEMM + reduce-scatter pairs.
+    EXPECT_EQ(fused, 8) << (sp ? "sequence parallel" : "all-reduce");
   }
 }
 
@@ -161,6 +203,17 @@ TEST(Replay, CrossStreamDepOnALaterOpAndExactFixedTimes) {
   EXPECT_EQ(r.ops[3].duration_us, 0.125);
   EXPECT_EQ(r.total_us, 13.875);
   EXPECT_EQ(r.simulations, 0u);
+}
+
+void expect_config_error(const Trace& t, const std::string& pointer, const std::string& text) {
+  try {
+    replay_trace(ring8(), t, "bad.json");
+    ADD_FAILURE() << "expected a ConfigError at " << pointer;
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "bad.json");
+    EXPECT_EQ(e.pointer(), pointer);
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
 }
 
 TEST(Replay, UnfusedOpsGetIsolatedModelTimesOnce) {
@@ -183,9 +236,65 @@ TEST(Replay, UnfusedOpsGetIsolatedModelTimesOnce) {
   const double gbps = (8 << 20) / (r.ops[2].duration_us * 1e3);
   EXPECT_GT(gbps, 500.0);  // streamed HBM bandwidth of the 1 TB/s part
   EXPECT_LT(gbps, 1000.0);
-  EXPECT_EQ(r.ops[4].duration_us, r.ops[5].duration_us);  // batch b runs as M x b rows
-  EXPECT_EQ(r.simulations, 4u);                           // gemm, all-reduce, memory, small gemm
-  EXPECT_EQ(r.memo_hits, 2u);
+  // A batch of 4 products reads 4 B operands where the flattened GEMM reads one: never faster.
+  EXPECT_GE(r.ops[4].duration_us, r.ops[5].duration_us);
+  EXPECT_EQ(r.simulations, 5u);  // gemm, all-reduce, memory, batched gemm, flat gemm
+  EXPECT_EQ(r.memo_hits, 1u);
+}
+
+// A batched GEMM is its own shape: b products, each reading its own A and B, not one GEMM of
+// M x b rows that shares B.
+TEST(Replay, BatchedGemmReadsEveryProductsOperands) {
+  SublayerSpec batched;
+  batched.shape = {256, 128, 64, 4};
+  SublayerSpec flat;
+  flat.shape = {1024, 128, 64};
+  const SublayerResult b = run_piece(ring8(), batched, Piece::kGemm);
+  const SublayerResult f = run_piece(ring8(), flat, Piece::kGemm);
+  const auto reads = [](const SublayerResult& r) {
+    return r.dram_bytes[static_cast<size_t>(common::TrafficClass::kGemmRead)];
+  };
+  const uint64_t b_operand = 64 * 128 * 2;
+  EXPECT_GE(reads(b), reads(f) + 3 * b_operand);
+  EXPECT_EQ(b.dram_bytes[static_cast<size_t>(common::TrafficClass::kGemmWrite)],
+            f.dram_bytes[static_cast<size_t>(common::TrafficClass::kGemmWrite)]);
+}
+
+// The dtype picks the preset's matrix rate: a compute-bound H100 GEMM takes about twice as long
+// in TF32 as in FP16 (494.7 vs 989.4 TFLOP/s) and far longer without tensor cores (FP32 SIMT);
+// a preset without the rate refuses the op.
+TEST(Replay, GemmPrecisionPicksTheMatrixRate) {
+  static const ConfigDoc h100 = load_system_config("dgx-h100", kSource / "configs");
+  Trace t;
+  t.ops = {gemm_op("fp16", {2048, 2048, 2048}), gemm_op("tf32", {2048, 2048, 2048}),
+           gemm_op("fp32", {2048, 2048, 2048})};
+  t.ops[1].dtype = workload::Dtype::kTf32;
+  t.ops[2].dtype = workload::Dtype::kFp32;
+  const ReplayResult r = replay_trace(h100, t, "precision.json");
+  const double tf32 = r.ops[1].duration_us / r.ops[0].duration_us;
+  const double fp32 = r.ops[2].duration_us / r.ops[0].duration_us;
+  EXPECT_GT(tf32, 1.6);
+  EXPECT_LT(tf32, 2.2);
+  EXPECT_GT(fp32, 10.0);
+  Trace on_t3;
+  on_t3.ops = {gemm_op("g", {256, 256, 256})};
+  on_t3.ops[0].dtype = workload::Dtype::kTf32;
+  expect_config_error(on_t3, "/ops/0/dtype", "flops_per_cu_cycle_tf32");
+}
+
+// An imported profile's idle time is waited out: a trace of fixed ops replays to its span.
+TEST(Replay, ImportedIdleTimeIsKept) {
+  const auto path =
+      kSource / "tests" / "models" / "workload" / "kineto_data" / "kineto_resnet50.json";
+  const workload::KinetoImport k =
+      workload::import_kineto_profile(read_json_file(path), path.string());
+  const ReplayResult r = replay_trace(ring8(), k.trace, path.string());
+  EXPECT_NEAR(r.total_us, k.summary.span_us, 1e-6);
+  EXPECT_NEAR(r.idle_us, k.summary.idle_us, 1e-6);
+  const workload::KinetoImport d =
+      workload::import_kineto_profile(read_json_file(path), path.string(), {.keep_idle = false});
+  const ReplayResult packed = replay_trace(ring8(), d.trace, path.string());
+  EXPECT_NEAR(packed.total_us, d.summary.gpu_us, 1e-6);  // one stream, all fixed: the busy time
 }
 
 TEST(Replay, KinetoSampleImportsAndReplays) {
@@ -195,7 +304,8 @@ TEST(Replay, KinetoSampleImportsAndReplays) {
   expect_valid_schedule(t, r);
   ASSERT_EQ(r.ops.size(), 3u);
   EXPECT_EQ(r.ops[0].fused_with, r.ops[1].id);
-  EXPECT_EQ(r.ops[2].start_us, r.ops[1].end_us());
+  EXPECT_GT(t.ops[2].idle_us, 0.0);  // the profile's gap before the residual add is kept
+  EXPECT_DOUBLE_EQ(r.ops[2].start_us, r.ops[1].end_us() + t.ops[2].idle_us);
   EXPECT_DOUBLE_EQ(r.ops[2].duration_us, 71.8);
   ASSERT_TRUE(r.ops[0].measured_us.has_value());
   const auto j = to_json(r);
@@ -203,17 +313,6 @@ TEST(Replay, KinetoSampleImportsAndReplays) {
   EXPECT_EQ(j.at("mode"), "sequential");
   EXPECT_EQ(j.at("system"), "t3-ring-8");
   EXPECT_DOUBLE_EQ(j.at("total_us").get<double>(), r.total_us);
-}
-
-void expect_config_error(const Trace& t, const std::string& pointer, const std::string& text) {
-  try {
-    replay_trace(ring8(), t, "bad.json");
-    ADD_FAILURE() << "expected a ConfigError at " << pointer;
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.file(), "bad.json");
-    EXPECT_EQ(e.pointer(), pointer);
-    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
-  }
 }
 
 TEST(Replay, BadTracesAreConfigErrors) {

@@ -97,13 +97,30 @@ TEST(KinetoImport, CollectiveSizeFromRecordParamComms) {
   EXPECT_EQ(t.ops[1].kind, OpKind::kFixed);  // send/recv is not a TP collective
 }
 
-TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointer) {
+// Older PyTorch: no nelems anywhere, but c10d::_allgather_base_ records [output, input] dims, so
+// the full buffer and the group (their ratio) are known, whatever the world size.
+TEST(KinetoImport, AllGatherSizedFromTheBaseOpDims) {
+  const nlohmann::json dims = {{"Input Dims", {{64, 16}, {16}}},
+                               {"Input type", {"float", "float"}}};
+  const nlohmann::json trace = {
+      {"distributedInfo", {{"world_size", 128}}},
+      {"traceEvents",
+       {cpu_op("c10d::_allgather_base_", 3, dims),
+        kernel("ncclDevKernel_AllGather_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 3)}}};
+  const Trace t = import_kineto(trace, "ag.json");
+  ASSERT_EQ(t.ops.size(), 1u);
+  EXPECT_EQ(t.ops[0].kind, OpKind::kAllGather);
+  EXPECT_EQ(t.ops[0].bytes, 64 * 16 * 4);
+  EXPECT_EQ(t.ops[0].tp_group, 64);
+}
+
+TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointerWhenStrict) {
   const nlohmann::json no_size = {
       {"traceEvents",
        {{{"ph", "M"}, {"name", "process_name"}},
         kernel("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 9)}}};
   try {
-    import_kineto(no_size, "n.json");
+    import_kineto(no_size, "n.json", {.strict = true});
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.pointer(), "/traceEvents/1/args");
@@ -112,9 +129,35 @@ TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointer) {
   const nlohmann::json no_dims = {
       {"traceEvents",
        {cpu_op("aten::mm", 5, nlohmann::json::object()), kernel("gemm", 1.0, 2.0, 7, 5)}}};
-  EXPECT_THROW(import_kineto(no_dims, "d.json"), ConfigError);
+  EXPECT_THROW(import_kineto(no_dims, "d.json", {.strict = true}), ConfigError);
   EXPECT_THROW(import_kineto({{"traceEvents", nlohmann::json::array()}}, "e.json"), ConfigError);
   EXPECT_THROW(import_kineto({{"events", nlohmann::json::array()}}, "e.json"), ConfigError);
+}
+
+// Lenient (the default): the same ops stay fixed, each reason is one grouped warning naming the
+// first op's pointer, and the rest of the file imports.
+TEST(KinetoImport, UnmodellableOpsStayFixedWithGroupedWarnings) {
+  const nlohmann::json trace = {
+      {"traceEvents",
+       {cpu_op("aten::mm", 5, nlohmann::json::object()), kernel("gemm_a", 1.0, 2.0, 7, 5),
+        cpu_op("aten::mm", 6, kBmmArgs), kernel("gemm_b", 4.0, 2.0, 7, 6),
+        kernel("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevComm*)", 7.0, 5.0, 20, 9),
+        kernel("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevComm*)", 13.0, 5.0, 20, 10),
+        cpu_op("aten::bmm", 11, kBmmArgs), kernel("gemm_c", 20.0, 3.0, 7, 11)}}};
+  const KinetoImport k = import_kineto_profile(trace, "l.json");
+  ASSERT_EQ(k.trace.ops.size(), 5u);
+  EXPECT_EQ(k.trace.ops[0].kind, OpKind::kFixed);  // aten::mm without Input Dims
+  EXPECT_EQ(k.trace.ops[1].kind, OpKind::kFixed);  // aten::mm with a batched operand
+  EXPECT_EQ(k.trace.ops[4].kind, OpKind::kGemm);   // the bmm still imports
+  ASSERT_EQ(k.summary.warnings.size(), 2u);
+  EXPECT_EQ(k.summary.warnings[0].count, 2);
+  EXPECT_EQ(k.summary.warnings[0].pointer, "/traceEvents/0/args");
+  EXPECT_EQ(k.summary.warnings[1].count, 2);
+  EXPECT_NE(k.summary.warnings[1].reason.find("message size"), std::string::npos);
+  EXPECT_NEAR(k.summary.simulated_share(), 100.0 * 3.0 / 17.0, 1e-9);
+  const auto lines = format_warnings(k.summary, "l.json");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].rfind("warning: l.json: 2 kernels", 0), 0u) << lines[1];
 }
 
 TEST(KinetoImport, UnlinkedKernelsAreFixedOps) {

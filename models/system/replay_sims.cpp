@@ -1,0 +1,141 @@
+#include "models/system/replay_sims.h"
+
+#include <algorithm>
+
+#include "models/system/scenario.h"
+#include "models/system/sublayer.h"
+
+namespace t3sim::system::replay_detail {
+
+using workload::Op;
+using workload::OpKind;
+
+namespace {
+
+constexpr uint64_t kMemoryProbeBytes = uint64_t{1} << 30;
+
+uint64_t gemm_key(const Op& op) {
+  return uint64_t{elem_bytes(op)} | static_cast<uint64_t>(precision_of(op)) << 8;
+}
+
+// Records the time of the last completed access of a memory op.
+class LastDone : public gpu::AccessDone {
+ public:
+  explicit LastDone(Simulator& sim) : sim_(sim) {}
+  void access_done(uint64_t) override { last = sim_.now(); }
+  Tick last{};
+
+ private:
+  Simulator& sim_;
+};
+
+double simulate_memory(const ConfigDoc& doc, uint64_t bytes) {
+  Scenario sc(doc, 1, nullptr);
+  LastDone done(sc.sim());
+  const uint64_t parts[2] = {(bytes + 1) / 2, bytes / 2};  // reads, writes
+  for (int i = 0; i < 2; ++i) {
+    if (parts[i] == 0) continue;
+    gpu::Access a;
+    a.addr = sc.machine().gpus[0].alloc->allocate(parts[i]);
+    a.bytes = parts[i];
+    a.cmd = i == 0 ? common::MemCmd::kRead : common::MemCmd::kWrite;
+    a.cls = i == 0 ? common::TrafficClass::kGemmRead : common::TrafficClass::kGemmWrite;
+    a.done = &done;
+    (i == 0 ? sc.reads(0) : sc.stores(0)).submit(a);
+  }
+  sc.run();
+  return (done.last - Tick{}).to_us();
+}
+
+}  // namespace
+
+uint32_t elem_bytes(const Op& op) {
+  return static_cast<uint32_t>(
+      workload::bytes_per_element(op.dtype.value_or(workload::Dtype::kFp16)));
+}
+
+gpu::Precision precision_of(const Op& op) {
+  switch (op.dtype.value_or(workload::Dtype::kFp16)) {
+    case workload::Dtype::kFp16:
+    case workload::Dtype::kBf16:
+      return gpu::Precision::kFp16;
+    case workload::Dtype::kTf32:
+      return gpu::Precision::kTf32;
+    case workload::Dtype::kFp8:
+    case workload::Dtype::kInt8:
+      return gpu::Precision::kFp8;
+    default:
+      return gpu::Precision::kFp32;
+  }
+}
+
+gpu::GemmShape gemm_shape(const Op& op) {
+  const workload::GemmShape& s = op.shape;
+  return {static_cast<uint64_t>(s.m), static_cast<uint64_t>(s.n), static_cast<uint64_t>(s.k),
+          static_cast<uint64_t>(s.batch), precision_of(op)};
+}
+
+uint64_t output_bytes(const Op& gemm) {
+  const auto s = gemm_shape(gemm);
+  return s.m * s.n * s.batch * elem_bytes(gemm);
+}
+
+Simulations::Times Simulations::gemm(const Op& op) {
+  const auto s = gemm_shape(op);
+  return memo({0, s.m, s.n, s.k, gemm_key(op), s.batch}, [&] {
+    SublayerSpec spec;
+    spec.shape = s;
+    spec.elem_bytes = elem_bytes(op);
+    const double t = run_piece(doc_, spec, Piece::kGemm).total_us;
+    return Times{t, t};
+  });
+}
+
+Simulations::Times Simulations::fused(const Op& gemm, OpKind collective) {
+  const auto s = gemm_shape(gemm);
+  const bool rs_only = collective == OpKind::kReduceScatter;
+  return memo({rs_only ? 10 : 1, s.m, s.n, s.k, gemm_key(gemm), s.batch}, [&] {
+    SublayerSpec spec;
+    spec.shape = s;
+    spec.elem_bytes = elem_bytes(gemm);
+    spec.ar_cus = options_.ar_cus;
+    spec.decompose_chunks = options_.decompose_chunks;
+    const SublayerResult r = run_sublayer(doc_, spec, options_.mode);
+    // Every mode runs the (unfused) all-gather after the reduce-scatter has ended: without it
+    // the pair ends when the reduce-scatter does.
+    return Times{rs_only ? r.total_us - r.ag_us : r.total_us, r.gemm_us};
+  });
+}
+
+Simulations::Times Simulations::collective(const Op& op) {
+  const uint64_t e = elem_bytes(op);
+  const uint64_t unit = op.kind == OpKind::kAllReduce ? e : e * gpus_;
+  const uint64_t bytes = (static_cast<uint64_t>(op.bytes) + unit - 1) / unit * unit;
+  return memo({2 + static_cast<int>(op.kind), bytes, e, 0, 0, 0}, [&] {
+    CollectiveJob job;
+    job.op = op.kind == OpKind::kAllReduce       ? CollOp::kAllReduce
+             : op.kind == OpKind::kReduceScatter ? CollOp::kReduceScatter
+                                                 : CollOp::kAllGather;
+    job.bytes = bytes;
+    job.elem_bytes = static_cast<uint32_t>(e);
+    return Times{run_collective(doc_, job).total_us, 0};
+  });
+}
+
+Simulations::Times Simulations::memory(const Op& op) {
+  const auto bytes = static_cast<uint64_t>(op.bytes);
+  const uint64_t simulated = std::min(bytes, kMemoryProbeBytes);
+  const Times probe = memo({9, simulated, 0, 0, 0, 0}, [&] {
+    return Times{simulate_memory(doc_, simulated), 0};
+  });
+  const double scale = static_cast<double>(bytes) / static_cast<double>(simulated);
+  return Times{probe.total_us * scale, 0};
+}
+
+double Simulations::single(const Op& op) {
+  if (op.kind == OpKind::kFixed) return op.duration_us;
+  if (op.kind == OpKind::kGemm) return gemm(op).total_us;
+  return (op.kind == OpKind::kMemory ? memory(op) : collective(op)).total_us;
+}
+
+}  // namespace t3sim::system::replay_detail

@@ -1,0 +1,129 @@
+#include "models/workload/kineto_summary.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace t3sim::workload {
+namespace {
+
+struct CategoryInfo {
+  std::string_view name;
+  bool simulated;
+};
+
+constexpr std::array<CategoryInfo, kKernelCategories> kCategories = {{
+    {"gemm", true},
+    {"collective", true},
+    {"gemm (not modelled)", false},
+    {"collective (not modelled)", false},
+    {"convolution", false},
+    {"cuda graph", false},
+    {"memcpy", false},
+    {"memset", false},
+    {"other kernels", false},
+}};
+
+const CategoryInfo& info(KernelCategory c) { return kCategories.at(static_cast<std::size_t>(c)); }
+
+double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+}  // namespace
+
+std::string_view to_string(KernelCategory c) { return info(c).name; }
+bool is_simulated(KernelCategory c) { return info(c).simulated; }
+
+void ImportSummary::add(KernelCategory c, double dur_us) {
+  Category& cat = categories.at(static_cast<std::size_t>(c));
+  ++cat.ops;
+  cat.gpu_us += dur_us;
+}
+
+void ImportSummary::warn(const std::string& reason, const std::string& detail,
+                         const std::string& pointer, double dur_us) {
+  auto it = std::find_if(warnings.begin(), warnings.end(),
+                         [&](const ImportWarning& w) { return w.reason == reason; });
+  if (it == warnings.end()) it = warnings.insert(warnings.end(), {reason, detail, pointer, 0, 0});
+  ++it->count;
+  it->gpu_us += dur_us;
+}
+
+double ImportSummary::simulated_share() const {
+  double simulated = 0;
+  for (std::size_t i = 0; i < kKernelCategories; ++i) {
+    if (kCategories[i].simulated) simulated += categories[i].gpu_us;
+  }
+  return pct(simulated, gpu_us);
+}
+
+std::string format_summary(const ImportSummary& s) {
+  std::string out = fmt::format(
+      "GPU time {:.1f} us in {} events on {} streams (span {:.1f} us); simulated {:.1f} %, kept "
+      "fixed {:.1f} %",
+      s.gpu_us, s.gpu_events, s.streams, s.span_us, s.simulated_share(),
+      s.gpu_events > 0 ? 100.0 - s.simulated_share() : 0.0);
+  out += fmt::format("\n  {:<26} {:>8} {:>14} {:>8}  {}", "category", "ops", "GPU us", "share",
+                     "replayed as");
+  for (std::size_t i = 0; i < kKernelCategories; ++i) {
+    const ImportSummary::Category& c = s.categories[i];
+    if (c.ops == 0) continue;
+    out += fmt::format("\n  {:<26} {:>8} {:>14.1f} {:>7.1f}%  {}", kCategories[i].name, c.ops,
+                       c.gpu_us, pct(c.gpu_us, s.gpu_us),
+                       kCategories[i].simulated ? "simulated" : "fixed (measured)");
+  }
+  out += fmt::format("\n  idle between kernels: {:.1f} us, {}", s.idle_us,
+                     s.idle_kept ? "kept (each op's idle_us; replay waits it out)"
+                                 : "DROPPED (--drop-idle): replay packs the kernels");
+  out += fmt::format(
+      "\n  kernels linked to their op: {} through the runtime launch, {} through "
+      "External id",
+      s.linked_by_launch, s.linked_by_external);
+  return out;
+}
+
+std::vector<std::string> format_warnings(const ImportSummary& s, const std::string& file) {
+  std::vector<std::string> lines;
+  for (const ImportWarning& w : s.warnings) {
+    lines.push_back(fmt::format(
+        "warning: {}: {} kernel{} ({:.1f} us of GPU time): {}; kept as fixed ops of their measured "
+        "time (first: {} at {}; --strict fails instead)",
+        file, w.count, w.count == 1 ? "" : "s", w.gpu_us, w.reason, w.detail, w.pointer));
+  }
+  return lines;
+}
+
+nlohmann::ordered_json to_json(const ImportSummary& s) {
+  nlohmann::ordered_json cats = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < kKernelCategories; ++i) {
+    const ImportSummary::Category& c = s.categories[i];
+    if (c.ops == 0) continue;
+    cats.push_back({{"category", kCategories[i].name},
+                    {"simulated", kCategories[i].simulated},
+                    {"ops", c.ops},
+                    {"gpu_us", c.gpu_us},
+                    {"share_pct", pct(c.gpu_us, s.gpu_us)}});
+  }
+  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+  for (const ImportWarning& w : s.warnings) {
+    warnings.push_back({{"reason", w.reason},
+                        {"first", w.detail},
+                        {"at", w.pointer},
+                        {"count", w.count},
+                        {"gpu_us", w.gpu_us}});
+  }
+  nlohmann::ordered_json j;
+  j["gpu_events"] = s.gpu_events;
+  j["streams"] = s.streams;
+  j["span_us"] = s.span_us;
+  j["gpu_us"] = s.gpu_us;
+  j["simulated_pct"] = s.simulated_share();
+  j["categories"] = std::move(cats);
+  j["idle_us"] = s.idle_us;
+  j["idle_kept"] = s.idle_kept;
+  j["linked_by_launch"] = s.linked_by_launch;
+  j["linked_by_external"] = s.linked_by_external;
+  j["warnings"] = std::move(warnings);
+  return j;
+}
+
+}  // namespace t3sim::workload

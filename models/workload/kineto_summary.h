@@ -1,0 +1,73 @@
+// What a Kineto import made of a profile: GPU time per category (simulated by the models or kept
+// as fixed, measured durations), the idle time between kernels (kept in the trace as each op's
+// idle_us, or dropped), and the grouped warnings for ops that could not be modelled. The import
+// prints it, so a trace in which nothing is simulated never passes for a simulated one.
+// Contract: shares are of the summed GPU event time (streams counted separately); categories are
+// listed in a fixed order; warnings in the order their reason first occurred.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace t3sim::workload {
+
+enum class KernelCategory {
+  kGemm,                  // simulated: a GEMM with its shape
+  kCollective,            // simulated: an all-reduce / reduce-scatter / all-gather
+  kGemmUnmodelled,        // fixed: a matmul whose shape or type is unknown
+  kCollectiveUnmodelled,  // fixed: a collective without size or of a kind the library lacks
+  kConvolution,           // fixed: convolutions (not modelled)
+  kGraph,                 // fixed: kernels of a CUDA/HIP graph replay
+  kMemcpy,                // fixed: memory copies
+  kMemset,                // fixed: memory sets
+  kOther,                 // fixed: every other kernel (element-wise, norms, ...)
+};
+inline constexpr std::size_t kKernelCategories = 9;
+
+std::string_view to_string(KernelCategory c);
+bool is_simulated(KernelCategory c);
+
+struct ImportWarning {
+  std::string reason;   // the message, the same for every op it covers
+  std::string detail;   // the first op's particulars (kernel name, parser message)
+  std::string pointer;  // JSON pointer of the first op's unusable field
+  std::int64_t count = 0;
+  double gpu_us = 0;
+};
+
+struct ImportSummary {
+  struct Category {
+    std::int64_t ops = 0;
+    double gpu_us = 0;
+  };
+  std::array<Category, kKernelCategories> categories{};
+  std::int64_t gpu_events = 0;
+  std::int64_t streams = 0;
+  double span_us = 0;                   // first GPU event start to last end
+  double gpu_us = 0;                    // summed GPU event time
+  double idle_us = 0;                   // stream idle time after each op's deps were met
+  bool idle_kept = true;                // idle_us is in the trace (else dropped)
+  std::int64_t linked_by_launch = 0;    // kernels linked through their runtime launch
+  std::int64_t linked_by_external = 0;  // kernels linked through their External id
+  std::vector<ImportWarning> warnings;
+
+  void add(KernelCategory c, double dur_us);
+  void warn(const std::string& reason, const std::string& detail, const std::string& pointer,
+            double dur_us);
+  double simulated_share() const;  // of gpu_us
+};
+
+// Human-readable lines (no trailing newline on the last), e.g.
+// "GPU time 606.5 ms in 1204 events on 5 streams; simulated 12.3 % (gemm 10.1 %, ...)".
+std::string format_summary(const ImportSummary& s);
+// One line per warning: "warning: FILE: N kernels (X us): REASON; kept as fixed ops (first: DETAIL
+// at POINTER)".
+std::vector<std::string> format_warnings(const ImportSummary& s, const std::string& file);
+nlohmann::ordered_json to_json(const ImportSummary& s);
+
+}  // namespace t3sim::workload

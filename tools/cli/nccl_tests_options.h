@@ -1,0 +1,52 @@
+// Options of `t3sim nccl-tests`, with nccl-tests' spellings and their meaning in a deterministic
+// simulator: -b/-e/-f/-i choose the sizes; -d the element type; -o the reduction (printed); -r the
+// root of broadcast/reduce; -t threads x -g GPUs per thread choose the group (the first t x g GPUs;
+// default every GPU of the system); -n iterations and -w warm-up iterations are accepted and
+// printed, each simulated iteration being identical; -c 0 prints N/A in the #wrong columns.
+// Contract: parse_nccl_tests() throws UsageError (exit 2) naming the option for any bad value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "models/collectives/collective.h"
+#include "models/collectives/kinds.h"
+
+namespace t3sim::cli {
+
+struct NcclDtype {
+  const char* name;
+  uint32_t bytes;
+};
+
+struct NcclTestsOptions {
+  const collectives::KindSpec* kind = nullptr;
+  const NcclDtype* type = nullptr;
+  std::string redop = "sum";
+  std::string system;
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  double factor = 1;        // -f (used when step_bytes is 0)
+  uint64_t step_bytes = 0;  // -i: linear steps
+  int threads = 1;
+  int gpus_per_thread = 0;  // 0: not given
+  int gpus = 0;             // group size, resolved
+  int iters = 20;
+  int warmup = 5;
+  int check = 1;
+  std::string compare;
+  bool verbose = false;
+  std::vector<std::string> sets;
+  collectives::CollectiveSpec base;  // everything but the size and the group
+
+  std::vector<uint64_t> sizes() const;
+  std::string step_text() const;
+};
+
+NcclTestsOptions parse_nccl_tests(const Args& args, bool& help);
+// Sets o.gpus from --gpus / -t x -g against the system's `total`; UsageError if out of range.
+void resolve_nccl_tests_gpus(NcclTestsOptions& o, int total);
+
+}  // namespace t3sim::cli
