@@ -83,6 +83,8 @@ TEST(FluidFabric, SwitchReductionNeedsThePacketModel) {
   Harness h(flow(testing::switch_cfg(4)));
   EXPECT_THROW(h.fabric->set_switch_reducer("nvswitch", reinterpret_cast<SwitchReducer*>(8)),
                ModelError);
+  EXPECT_THROW(h.fabric->send_segment(0, 1, common::PathSegment::kToSwitch, Bytes(4096), &h.rx, 1),
+               ModelError);
 }
 
 // --- Agreement with the packet model ------------------------------------------------------------
