@@ -1,9 +1,10 @@
 // Cost of simulating a large collective: a 1 GiB all-reduce (nccl-tests' all_reduce_perf -b 1G
 // -e 1G, library defaults) on DGX H100 systems of 8 to 1024 GPUs (and more when the fabric allows
 // it). Each case runs in a forked child, so wall time (config load, build and run: the process's
-// work) and peak RSS are its own. Prints one row per case: GPUs, fabric model, wall, events,
-// peak RSS and the simulated time. 8 GPUs: configs/systems/dgx-h100.json; 16: dgx-h100-2node;
-// larger: dgx-h100-128node with "nodes" (and "gpus") replaced. Usage: t3sim_bench_collectives
+// work) and peak RSS are its own; the flow model runs ring on one node (NVLS needs packets). Prints
+// one row per case: GPUs, fabric model, wall, events, peak RSS and the simulated time. 8 GPUs:
+// configs/systems/dgx-h100.json; 16: dgx-h100-2node; larger: dgx-h100-128node with "nodes" (and
+// "gpus") replaced. Usage: t3sim_bench_collectives
 // [--model packet|flow] [GPUS...] (default: flow at 8 16 64, then packet at 8 16; 256 and 1024
 // GPUs simulate every GPU's memory path (no folded collective yet): hours on a 2-core machine).
 #include <sys/resource.h>
@@ -54,6 +55,8 @@ int run_case(int gpus, const std::string& model) {
     t3sim::collectives::CollectiveSpec spec;
     spec.kind = t3sim::collectives::Kind::kAllReduce;
     spec.bytes = kBytes;
+    // The default on one DGX H100 is NVLS, which reduces in the switch: packets only.
+    if (model == "flow" && gpus == 8) spec.algo = t3sim::collectives::Algo::kRing;
     for (int g = 0; g < gpus; ++g) spec.group.push_back(g);
     t3sim::collectives::Collective c(sim, &sys, "bench", sys.machine(), sys.collectives(), spec);
     sim.elaborate();
