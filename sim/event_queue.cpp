@@ -1,6 +1,7 @@
 #include "sim/event_queue.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 #include "sim/errors.h"
@@ -35,8 +36,8 @@ namespace {
 
 // Stale entries tolerated beyond the live ones before a purge (keeps purges rare for small queues).
 constexpr size_t kPurgeSlack = 1024;
-// Heaps at least this large (entries; 24 B each, so 192 KiB) prefetch the next level while sifting.
-constexpr size_t kPrefetchEntries = 8192;
+// Buckets up to this size are ordered by the near heap instead of being redistributed.
+constexpr size_t kHeapedBucket = 64;
 
 [[noreturn]] [[gnu::cold]] void throw_past(Tick when, Tick now) {
   throw ModelError("event-queue", "schedule at " + std::to_string(when.ps()) +
@@ -45,7 +46,7 @@ constexpr size_t kPrefetchEntries = 8192;
 
 }  // namespace
 
-EventQueue::EventQueue() { heap_.reserve(1024); }
+EventQueue::EventQueue() : buckets_(kLevels * kDigits) { near_.reserve(64); }
 EventQueue::~EventQueue() = default;
 
 void EventQueue::schedule(Event& ev, Tick when, Priority prio) {
@@ -59,14 +60,14 @@ void EventQueue::schedule(Event& ev, Tick when, Priority prio) {
   ev.when_ = when;
   if (!replaced) ++live_;
   push(Entry{when.ps(), order, &ev});
-  if (replaced && heap_.size() > 2 * live_ + kPurgeSlack) purge_stale();
+  if (replaced && entries_ > 2 * live_ + kPurgeSlack) purge_stale();
 }
 
 void EventQueue::deschedule(Event& ev) {
   if (!ev.scheduled_) return;
   ev.scheduled_ = false;
   --live_;
-  if (heap_.size() > 2 * live_ + kPurgeSlack) purge_stale();
+  if (entries_ > 2 * live_ + kPurgeSlack) purge_stale();
 }
 
 EventQueue::OneShot* EventQueue::acquire_one_shot() {
@@ -86,118 +87,120 @@ void EventQueue::schedule_fn(Tick when, OneShotFn fn, void* ctx, uint64_t arg, P
   schedule(*e, when, prio);
 }
 
-void EventQueue::push(Entry e) {
-  if (root_vacant_) {  // the handler now running schedules: its entry takes the root slot
-    root_vacant_ = false;
-    sift_from_root(e);
+// An entry at or before last_ (the current tick, or one a next_tick() peek has passed) joins the
+// near heap; a later one goes to its bucket.
+void EventQueue::push(const Entry& e) {
+  ++entries_;
+  if (e.key <= last_) {
+    near_.push_back(e);
+    std::push_heap(near_.begin(), near_.end(), Later{});
     return;
   }
-  size_t i = heap_.size();
-  heap_.push_back(e);
-  Entry* h = heap_.data();
-  while (i > 0) {
-    const size_t parent = (i - 1) / kArity;
-    if (!earlier(e, h[parent])) break;
-    h[i] = h[parent];
-    i = parent;
-  }
-  h[i] = e;
+  push_bucketed(e);
 }
 
-// Index of the earliest child in the group starting at `first`. With a full group the index
-// arithmetic (instead of ?:) keeps the three selections branch-free: they are coin flips.
-size_t EventQueue::earliest_child(const Entry* h, size_t first, size_t n) {
-  if (first + kArity > n) {
-    size_t best = first;
-    for (size_t c = first + 1; c < n; ++c) {
-      if (earlier(h[c], h[best])) best = c;
-    }
-    return best;
-  }
-  const size_t a = first + static_cast<size_t>(earlier(h[first + 1], h[first]));
-  const size_t b = first + 2 + static_cast<size_t>(earlier(h[first + 3], h[first + 2]));
-  return a ^ ((a ^ b) & (size_t{0} - static_cast<size_t>(earlier(h[b], h[a]))));
+void EventQueue::push_bucketed(const Entry& e) {
+  const int level = (63 - std::countl_zero(e.key ^ last_)) / kDigitBits;
+  const int digit = static_cast<int>(e.key >> (level * kDigitBits)) & (kDigits - 1);
+  buckets_[level * kDigits + digit].push_back(e);
+  occupied_[level][digit / 64] |= uint64_t{1} << (digit % 64);
+  levels_ |= 1u << level;
 }
 
-// Fills the hole at the root with `e`. A cached heap sifts top-down and stops where `e` belongs
-// (one mispredicted branch, at the end). A larger one walks the hole down to a leaf without
-// comparing against `e`, prefetching the next level so that the loads of consecutive levels
-// overlap, then sifts `e` up. (bench_events: each is the faster one in its own regime.)
-void EventQueue::sift_from_root(Entry e) {
-  Entry* h = heap_.data();
-  const size_t n = heap_.size();
-  size_t i = 0;
-  if (n < kPrefetchEntries) {
-    for (size_t first = 1; first < n; first = kArity * i + 1) {
-      const size_t best = earliest_child(h, first, n);
-      if (!earlier(h[best], e)) break;
-      h[i] = h[best];
-      i = best;
-    }
-    h[i] = e;
-    return;
-  }
-  for (size_t first = 1; first < n; first = kArity * i + 1) {
-    const size_t grandchildren = kArity * first + 1;  // one contiguous block holds the next level
-    if (grandchildren < n) {
-      const char* p = reinterpret_cast<const char*>(h + grandchildren);
-      for (size_t off = 0; off < kArity * kArity * sizeof(Entry); off += 64) {
-        __builtin_prefetch(p + off);
+void EventQueue::pop_near() {
+  std::pop_heap(near_.begin(), near_.end(), Later{});
+  near_.pop_back();
+  --entries_;
+}
+
+// Marks the bucket empty (its entries are the caller's to move; the vector keeps its capacity).
+void EventQueue::clear_bucket(int level, int digit) {
+  buckets_[level * kDigits + digit].clear();
+  std::array<uint64_t, kWords>& words = occupied_[level];
+  words[digit / 64] &= ~(uint64_t{1} << (digit % 64));
+  bool any = false;
+  for (const uint64_t w : words) any = any || w != 0;
+  if (!any) levels_ &= ~(1u << level);
+}
+
+// With near_ empty: takes the lowest non-empty bucket of the lowest non-empty level; every key in
+// it is below every other bucketed key. A small bucket (or a level-0 one: a single tick) becomes
+// near_ and last_ moves up to its largest key. A large one is redistributed: last_ moves up to the
+// smallest key the bucket can hold, which it shares every digit above the bucket's with, so each
+// entry lands lower (or in near_). Either way last_ only grows and stays below the bucketed keys.
+bool EventQueue::refill() {
+  while (near_.empty()) {
+    if (levels_ == 0) return false;
+    const int level = std::countr_zero(levels_);
+    const std::array<uint64_t, kWords>& words = occupied_[level];
+    int w = 0;
+    while (words[w] == 0) ++w;
+    const int digit = w * 64 + std::countr_zero(words[w]);
+    const std::vector<Entry>& bucket = buckets_[level * kDigits + digit];
+    if (level == 0 || bucket.size() <= kHeapedBucket) {
+      for (const Entry& e : bucket) {
+        near_.push_back(e);
+        last_ = std::max(last_, e.key);
+        __builtin_prefetch(e.ev);  // these run next: overlap the handlers' first cache misses
+      }
+    } else {
+      const int shift = level * kDigitBits;
+      const int above_bits = shift + kDigitBits;
+      const uint64_t above = above_bits >= 64 ? 0 : last_ >> above_bits << above_bits;
+      last_ = above | (static_cast<uint64_t>(digit) << shift);
+      for (const Entry& e : bucket) {  // each lands in a lower level: `bucket` stays put
+        if (e.key == last_) {
+          near_.push_back(e);
+        } else {
+          push_bucketed(e);
+        }
       }
     }
-    const size_t best = earliest_child(h, first, n);
-    if (i == 0) __builtin_prefetch(h[best].ev);  // the next event to run: overlap its miss
-    h[i] = h[best];
-    i = best;
+    clear_bucket(level, digit);
+    std::make_heap(near_.begin(), near_.end(), Later{});
   }
-  while (i > 0) {
-    const size_t parent = (i - 1) / kArity;
-    if (!earlier(e, h[parent])) break;
-    h[i] = h[parent];
-    i = parent;
+  return true;
+}
+
+// Leaves a live entry on top of near_; false if the queue holds none.
+bool EventQueue::drop_stale() {
+  for (;;) {
+    if (!refill()) return false;
+    if (live(near_.front())) return true;
+    pop_near();
   }
-  h[i] = e;
 }
 
-void EventQueue::pop_top() {
-  root_vacant_ = false;
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) sift_from_root(last);
-}
-
-void EventQueue::drop_stale() {
-  if (root_vacant_) pop_top();
-  while (!heap_.empty() && !live(heap_.front())) pop_top();
-}
-
-// Drops every stale entry; a sorted array is a valid heap, and (tick, order) keys are unique, so
-// the result does not depend on the previous layout.
+// Drops every stale entry. The pop order depends only on the (tick, order) keys, which are
+// unique, so the result does not depend on where entries sat.
 void EventQueue::purge_stale() {
-  if (root_vacant_) pop_top();
-  std::erase_if(heap_, [](const Entry& e) { return !live(e); });
-  std::sort(heap_.begin(), heap_.end(), earlier);
+  const auto stale = [](const Entry& e) { return !live(e); };
+  for (int level = 0; level < kLevels; ++level) {
+    for (int digit = 0; digit < kDigits; ++digit) {
+      std::vector<Entry>& v = buckets_[level * kDigits + digit];
+      if (v.empty()) continue;
+      std::erase_if(v, stale);
+      if (v.empty()) clear_bucket(level, digit);
+    }
+  }
+  std::erase_if(near_, stale);
+  std::make_heap(near_.begin(), near_.end(), Later{});
+  entries_ = live_;
 }
 
 Tick EventQueue::next_tick() {
-  drop_stale();
-  return heap_.empty() ? Tick::max() : Tick::from_ps(heap_.front().key);
+  return drop_stale() ? Tick::from_ps(near_.front().key) : Tick::max();
 }
 
 bool EventQueue::run_one() {
-  drop_stale();
-  if (heap_.empty()) return false;
-  const Entry e = heap_.front();
-  // The root stays in place while the handler runs: its first schedule() replaces it (one sift
-  // instead of a pop and a push, the common hold pattern); otherwise it is removed afterwards (or
-  // by the next queue operation, should the handler throw).
-  root_vacant_ = true;
+  if (!drop_stale()) return false;
+  const Entry e = near_.front();
+  pop_near();  // before the handler runs, so a throwing handler leaves a consistent queue
   now_ = Tick::from_ps(e.key);
   e.ev->scheduled_ = false;
   --live_;
   ++processed_;
   e.ev->process();
-  if (root_vacant_) pop_top();
   return true;
 }
 

@@ -1,13 +1,16 @@
-// The future event list: a 4-ary heap of 24-byte PODs ordered by (tick, priority band, insertion
-// sequence), so equal-time events run in a deterministic order; one-shots come from a free list.
+// The future event list: a radix heap over monotone time (Ahuja et al. 1990) with base-256 digits,
+// in effect a hierarchical timing wheel anchored at `last_`. Entries are 24-byte PODs ordered by
+// (tick, priority band, insertion sequence), so equal-time events run in a deterministic order;
+// one-shots come from a free list. Entries with tick <= last_ wait in a small binary heap ordered
+// by (tick, order), which alone decides what runs next; later ones sit in the bucket of the
+// highest digit in which they differ from last_ and move down a level at a time (at most 7 moves).
 // Contract: schedule() requires when >= now (else ModelError); deschedule() and re-scheduling are
 // O(1) by lazy deletion (stale entries are skipped on pop and purged in bulk when they outnumber
 // the live ones). Entries, stale ones too, point at their Event: an Event must outlive the queue's
-// use (components live as long as the Simulator). Speed: the popped root's slot is reused by the
-// first event its handler schedules; large heaps prefetch the next level while sifting
-// (tools/bench/bench_events.cpp measures the hold model).
+// use. Speed: tools/bench/bench_events.cpp measures the hold model.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -45,29 +48,40 @@ class EventQueue {
     Event* ev;
   };
   class OneShot;
-  static constexpr size_t kArity = 4;
-  // Strict (tick, order) order. Ticks rarely tie, so the tie test is a well-predicted branch and
-  // the tick comparison a conditional move.
-  static bool earlier(const Entry& a, const Entry& b) {
-    return a.key != b.key ? a.key < b.key : a.order < b.order;
-  }
+  static constexpr int kDigitBits = 8;
+  static constexpr int kDigits = 1 << kDigitBits;  // buckets per level
+  static constexpr int kLevels = 64 / kDigitBits;
+  static constexpr int kWords = kDigits / 64;  // occupancy words per level
+  // The near heap's order: a min-heap by (key, order).
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.key != b.key ? a.key > b.key : a.order > b.order;
+    }
+  };
   static bool live(const Entry& e) { return e.ev->scheduled_ && e.ev->order_ == e.order; }
-  void push(Entry e);
-  static size_t earliest_child(const Entry* h, size_t first, size_t n);
-  void sift_from_root(Entry e);
-  void pop_top();
-  void drop_stale();
+  void push(const Entry& e);
+  void push_bucketed(const Entry& e);
+  void pop_near();
+  bool refill();
+  void clear_bucket(int level, int digit);
+  bool drop_stale();
   void purge_stale();
   OneShot* acquire_one_shot();
 
-  std::vector<Entry> heap_;
+  // buckets_[level * kDigits + digit]: entries whose key first differs from last_ (scanning
+  // from the top) in base-256 digit `level`, where the key's digit is `digit` (> last_'s).
+  std::vector<std::vector<Entry>> buckets_;
+  std::array<std::array<uint64_t, kWords>, kLevels> occupied_{};  // bit set: bucket not empty
+  uint32_t levels_ = 0;      // bit set: the level has a non-empty bucket
+  std::vector<Entry> near_;  // min-heap by (key, order) of the entries with key <= last_
+  uint64_t last_ = 0;        // every bucketed entry has key > last_; last_ only grows
+  size_t entries_ = 0;       // entries held, stale ones included
   std::vector<std::unique_ptr<OneShot>> one_shot_storage_;
   std::vector<OneShot*> free_one_shots_;
   Tick now_{};
   uint64_t sequence_ = 0;
   uint64_t processed_ = 0;
   size_t live_ = 0;
-  bool root_vacant_ = false;  // heap_[0] was run and awaits replacement or removal
 };
 
 }  // namespace t3sim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "models/fabric/leaf_spine.h"
 #include "sim/errors.h"
 
 namespace t3sim::fabric {
@@ -43,7 +44,7 @@ std::optional<SizeProblem> too_few_ports(int attached, int ports, const char* ke
   if (attached <= ports) return std::nullopt;
   return SizeProblem{key, std::to_string(attached) + " ports needed on each " + what +
                               " but it has " + std::to_string(ports) +
-                              " (raise 'ports' or shrink the system)"};
+                              " (raise 'ports', shrink the system or use topology leaf_spine)"};
 }
 
 Topology build_ring(const FabricConfig& c) {
@@ -113,13 +114,16 @@ Topology build_two_level(const FabricConfig& c) {
   return t;
 }
 
-constexpr std::array<TopologyKind, 4> kTopologies{{
+constexpr std::array<TopologyKind, 5> kTopologies{{
     {"ring", kKeyGpus, kKeyBidirectional, true, &build_ring},
     {"fully_connected", kKeyGpus, 0, true, &build_fully_connected},
     {"switch", kKeyGpus | kKeySwitch, 0, true, &build_switch},
     // Rails make GPU g's peers depend on g mod gpus_per_node: not one rotation for all GPUs.
     {"two_level", kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch, kKeyGpus,
      false, &build_two_level},
+    {"leaf_spine",
+     kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch | kKeyNodesPerLeaf,
+     kKeyGpus | kKeyOversubscription, false, &build_leaf_spine},
 }};
 
 }  // namespace
@@ -138,8 +142,9 @@ const TopologyKind* find_topology(std::string_view name) {
 
 std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
   const bool two_level = c.topology == "two_level";
-  if (!two_level && c.gpus < 1) return SizeProblem{"gpus", "'gpus' must be at least 1"};
-  if (two_level) {
+  const bool multi_node = two_level || c.topology == "leaf_spine";
+  if (!multi_node && c.gpus < 1) return SizeProblem{"gpus", "'gpus' must be at least 1"};
+  if (multi_node) {
     if (c.nodes < 1) return SizeProblem{"nodes", "'nodes' must be at least 1"};
     if (c.gpus_per_node < 1)
       return SizeProblem{"gpus_per_node", "'gpus_per_node' must be at least 1"};
@@ -153,11 +158,17 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
           "gpus", "gpus = " + std::to_string(c.gpus) + " but nodes x gpus_per_node = " +
                       std::to_string(c.nodes * c.gpus_per_node) + " (drop 'gpus' or fix it)"};
     }
-    if (auto p = too_few_ports(c.nodes, c.ib_switch->ports, "ib_switch", "IB switch (rail)"))
-      return p;
+    if (two_level) {
+      if (auto p = too_few_ports(c.nodes, c.ib_switch->ports, "ib_switch", "IB switch (rail)"))
+        return p;
+    } else {
+      if (c.nodes_per_leaf < 1)
+        return SizeProblem{"nodes_per_leaf", "'nodes_per_leaf' must be at least 1"};
+      if (auto p = check_leaf_spine(c)) return p;
+    }
   }
   if (c.nvswitch) {
-    const int attached = two_level ? c.gpus_per_node : c.gpus;
+    const int attached = multi_node ? c.gpus_per_node : c.gpus;
     if (auto p = too_few_ports(attached, c.nvswitch->ports, "switch", "NVSwitch plane")) return p;
   }
   return std::nullopt;
@@ -172,7 +183,9 @@ Topology build_topology(const FabricConfig& cfg) {
   const TopologyKind* k = find_topology(cfg.topology);
   if (k == nullptr) throw ModelError("fabric", "unknown topology '" + cfg.topology + "'");
   if (auto p = check_sizes(cfg)) throw ModelError("fabric", p->key + ": " + p->message);
-  return k->build(cfg);
+  Topology t = k->build(cfg);
+  t.fluid = cfg.fluid;
+  return t;
 }
 
 }  // namespace t3sim::fabric

@@ -4,7 +4,8 @@
 // direction (t3-paper.md §3.1), so g -> g+1 takes n-1 hops. fully_connected: a link per GPU pair
 // (xGMI). switch: NVSwitch star, each GPU attached with its aggregate NVLink bandwidth; all pairs 2
 // hops. two_level: nodes x gpus_per_node, an NVSwitch plane per node, a NIC per GPU, rail-optimised
-// (local GPU i of every node -> IB switch i). Contract: builders describe wires and never route.
+// (local GPU i of every node -> IB switch i). leaf_spine: leaf_spine.h. Contract: builders describe
+// wires and never route.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,8 @@ enum ConfigKey : uint32_t {
   kKeySwitch = 1u << 4,
   kKeyNic = 1u << 5,
   kKeyIbSwitch = 1u << 6,
+  kKeyNodesPerLeaf = 1u << 7,
+  kKeyOversubscription = 1u << 8,
 };
 
 struct TopologyKind {

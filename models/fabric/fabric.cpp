@@ -1,6 +1,8 @@
 #include "models/fabric/fabric.h"
 
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "models/fabric/builders.h"
 #include "sim/errors.h"
@@ -18,7 +20,12 @@ Fabric::Fabric(Simulator& sim, Component* parent, std::string name, Topology top
       reducers_(topo_.nodes.size(), nullptr),
       wired_(wired) {
   for (const TopoNode& n : topo_.nodes) nodes_.push_back(std::make_unique<Node>(sim, this, n));
-  if (wired_) build_links();
+  if (wired_ && topo_.fluid) {
+    FluidSink& sink = *this;
+    fluid_ = std::make_unique<FluidNet>(sim, topo_, routes_, sink);
+  } else if (wired_) {
+    build_links();
+  }
   register_stats();
 }
 
@@ -31,14 +38,17 @@ bool Fabric::rotation_symmetric() const {
 
 void Fabric::build_links() {
   inputs_.reserve(topo_.edges.size());
+  std::map<std::pair<uint32_t, uint32_t>, int> parallel;  // earlier edges between the same nodes
   for (size_t e = 0; e < topo_.edges.size(); ++e) {
     const TopoEdge& te = topo_.edges[e];
     Node& from = *nodes_[te.from];
     Node& to = *nodes_[te.to];
+    const int twin = parallel[{te.from, te.to}]++;  // leaf_spine's parallel uplinks: _1, _2, ...
+    const std::string suffix = twin == 0 ? "" : "_" + std::to_string(twin);
     egress_.push_back(std::make_unique<Egress>(sim(), flows_, inputs_));
-    OutPort<Packet>& out = from.add_out("to_" + to.name(), egress_.back().get());
-    InPort<Packet>& in = to.add_in("from_" + from.name(), *this);
-    auto link = std::make_unique<Link<Packet>>(sim(), &from, "to_" + to.name(), te.latency,
+    OutPort<Packet>& out = from.add_out("to_" + to.name() + suffix, egress_.back().get());
+    InPort<Packet>& in = to.add_in("from_" + from.name() + suffix, *this);
+    auto link = std::make_unique<Link<Packet>>(sim(), &from, "to_" + to.name() + suffix, te.latency,
                                                te.bandwidth, te.credits);
     link->connect(out, in);
     egress_.back()->bind(out, *link);
@@ -88,6 +98,20 @@ void Fabric::send_segment(int src, int dst, common::PathSegment seg, Bytes bytes
   if (seg != Segment::kWhole && src == dst) {
     throw ModelError(path(), "in-switch segment from GPU " + std::to_string(src) + " to itself");
   }
+  if (fluid_) {
+    if (seg != Segment::kWhole) {
+      throw ModelError(path(),
+                       "in-switch segments need fabric.model \"packet\" (the flow model "
+                       "has no packets for a switch to reduce or multicast)");
+    }
+    Node& from = *nodes_[src];
+    from.bytes_sent.inc(bytes.count());
+    from.messages_sent.inc();
+    messages_.inc();
+    if (src != dst) expected_link_bytes_.inc(bytes.count() * routes_.hops(src, dst));
+    fluid_->send(src, dst, bytes, rx, tag);
+    return;
+  }
   const bool was_idle = src == dst || flows_.slot(flows_.first_slot(src, dst, seg)).ready == 0;
   const uint32_t m = flows_.add(src, dst, bytes, rx, tag, seg);
   // A segment leaving the switch is sent by the switch (conservation counts every node).
@@ -130,6 +154,14 @@ void Fabric::receive(Packet& p) {
   if (flows_.arrive(next)) egress_[flows_.slot(next).edge]->activate(next);
 }
 
+void Fabric::fluid_delivered(int /*src*/, int dst, Bytes bytes, common::FabricReceiver* rx,
+                             uint64_t tag) {
+  Node& to = *nodes_[dst];
+  to.bytes_received.inc(bytes.count());
+  to.messages_received.inc();
+  if (rx != nullptr) rx->delivered(tag);
+}
+
 void Fabric::deliver_local(uint64_t msg) {
   const Message& m = flows_.message(static_cast<uint32_t>(msg));
   nodes_[m.dst]->bytes_received.inc(m.bytes.count());
@@ -170,9 +202,20 @@ uint64_t Fabric::bytes_received(int gpu) const {
   return nodes_[gpu]->bytes_received.value();
 }
 
-Duration Fabric::link_busy(size_t e) const { return egress_[e]->busy(); }
+const Link<Packet>& Fabric::link(size_t e) const {
+  if (e >= links_.size())
+    throw ModelError(path(), "no link " + std::to_string(e) + " (packet model only)");
+  return *links_[e];
+}
+
+Duration Fabric::link_busy(size_t e) const {
+  if (e >= egress_.size())
+    throw ModelError(path(), "no link " + std::to_string(e) + " (packet model only)");
+  return egress_[e]->busy();
+}
 
 uint64_t Fabric::total_link_bytes() const {
+  if (fluid_) return fluid_->link_bytes();
   uint64_t sum = 0;
   for (const auto& l : links_) sum += l->bytes_carried();
   return sum;
@@ -189,6 +232,11 @@ std::optional<size_t> Fabric::find_link(const std::string& from, const std::stri
 }
 
 void Fabric::set_switch_reducer(const std::string& switch_name, SwitchReducer* reducer) {
+  if (fluid_ && reducer != nullptr) {
+    throw ModelError(path(),
+                     "in-switch reduction needs fabric.model \"packet\" (the flow model "
+                     "has no packets for a switch to reduce)");
+  }
   for (size_t n = 0; n < topo_.nodes.size(); ++n) {
     if (topo_.nodes[n].name != switch_name) continue;
     if (topo_.nodes[n].kind != NodeKind::kNvSwitch && topo_.nodes[n].kind != NodeKind::kIbSwitch) {
@@ -201,7 +249,7 @@ void Fabric::set_switch_reducer(const std::string& switch_name, SwitchReducer* r
 }
 
 void Fabric::finish() {
-  if (const uint64_t n = flows_.messages_in_flight(); n != 0) {
+  if (const uint64_t n = messages_in_flight(); n != 0) {
     size_t starved = 0;
     for (const auto& e : egress_) starved += e->waiting_for_credit() ? 1 : 0;
     throw ModelError(path(), std::to_string(n) +

@@ -19,6 +19,7 @@
 #include "models/common/fabric_api.h"
 #include "models/fabric/egress.h"
 #include "models/fabric/flow_table.h"
+#include "models/fabric/fluid.h"
 #include "models/fabric/node.h"
 #include "models/fabric/routing.h"
 #include "models/fabric/switch_reducer.h"
@@ -28,7 +29,10 @@
 
 namespace t3sim::fabric {
 
-class Fabric final : public Component, public common::FabricApi, private Receiver<Packet> {
+class Fabric final : public Component,
+                     public common::FabricApi,
+                     private Receiver<Packet>,
+                     private FluidSink {
  public:
   // `wired` = false builds the graph and the routes (every reachability check) but no links: a
   // validation-only fabric (`t3sim check`) whose send() is a ModelError.
@@ -49,7 +53,11 @@ class Fabric final : public Component, public common::FabricApi, private Receive
   uint64_t bytes_sent(int gpu) const;
   uint64_t bytes_received(int gpu) const;
   uint64_t total_link_bytes() const;
-  uint64_t messages_in_flight() const { return flows_.messages_in_flight(); }
+  uint64_t messages_in_flight() const {
+    return fluid_ ? fluid_->messages_in_flight() : flows_.messages_in_flight();
+  }
+  // The flow-level transport when the config asks for "model": "flow" (else nullptr).
+  const FluidNet* fluid() const { return fluid_.get(); }
 
   const Topology& topology() const { return topo_; }
   // True if every GPU sees the same fabric up to a rotation of GPU ids (ring, fully connected,
@@ -60,20 +68,23 @@ class Fabric final : public Component, public common::FabricApi, private Receive
   const RouteTable& routes() const { return routes_; }
   const nlohmann::ordered_json& resolved_config() const { return resolved_; }
   size_t num_links() const { return links_.size(); }
-  // Link of topology edge `e` (same index).
-  const Link<Packet>& link(size_t e) const { return *links_[e]; }
+  // Link of topology edge `e` (same index); packet model only (a flow-level fabric has no links).
+  const Link<Packet>& link(size_t e) const;
   // Time link `e` spent serialising so far (utilisation = busy / elapsed).
   Duration link_busy(size_t e) const;
   // Edge id of the link from node `from` to node `to` (component names), if any.
   std::optional<size_t> find_link(const std::string& from, const std::string& to) const;
   const Node& node(size_t id) const { return *nodes_[id]; }
-  // Installs (or clears, with nullptr) the reduction hook of switch node `switch_name`.
+  // Installs (or clears, with nullptr) the reduction hook of switch node `switch_name`; packet
+  // model only (ModelError on a flow-level fabric).
   void set_switch_reducer(const std::string& switch_name, SwitchReducer* reducer);
 
   void finish() override;
 
  private:
   void receive(Packet& p) override;
+  void fluid_delivered(int src, int dst, Bytes bytes, common::FabricReceiver* rx,
+                       uint64_t tag) override;
   void build_links();
   void register_stats();
   void check_gpu(int gpu, const char* role) const;
@@ -89,6 +100,7 @@ class Fabric final : public Component, public common::FabricApi, private Receive
   std::vector<InPort<Packet>*> inputs_;               // per edge: the receiving port
   std::vector<std::unique_ptr<Egress>> egress_;       // per edge
   std::vector<SwitchReducer*> reducers_;              // per node (nullptr: none)
+  std::unique_ptr<FluidNet> fluid_;
   Counter messages_;
   Counter packets_;
   Counter expected_link_bytes_;

@@ -19,7 +19,7 @@ void register_fabric_models(Registry& registry) {
   t.description =
       "GPU interconnect: packetised store-and-forward links (bandwidth, latency, credits), "
       "NVSwitch planes, NICs and IB rail switches; static shortest-path routing; topologies "
-      "ring, fully_connected, switch, two_level";
+      "ring, fully_connected, switch, two_level, leaf_spine";
   t.params = fabric_params;
   t.example_config = {{"topology", "ring"},
                       {"gpus", 4},

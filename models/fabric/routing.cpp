@@ -58,10 +58,21 @@ void RouteTable::fill_next_hops(uint32_t d) {
   uint32_t* next = next_.data() + static_cast<size_t>(d) * topo.nodes.size();
   for (uint32_t u = 0; u < topo.nodes.size(); ++u) {
     if (u == d || dist[u] == kUnreached) continue;
-    // out_ is ordered by neighbour id, so the first edge one hop closer is the tie-break winner.
-    const auto it = std::find_if(out_[u].begin(), out_[u].end(),
-                                 [&](uint32_t e) { return dist[topo.edges[e].to] + 1 == dist[u]; });
+    // out_ is ordered by neighbour id, so the first edge one hop closer is the tie-break winner,
+    // unless the topology spreads destinations over the candidates at IB switches.
+    const auto closer = [&](uint32_t e) { return dist[topo.edges[e].to] + 1 == dist[u]; };
+    const auto it = std::find_if(out_[u].begin(), out_[u].end(), closer);
     next[u] = *it;
+    if (topo.spread_block > 0 && topo.nodes[u].kind == NodeKind::kIbSwitch) {
+      const auto count = static_cast<uint32_t>(std::count_if(it, out_[u].end(), closer));
+      uint32_t pick = (d / static_cast<uint32_t>(topo.spread_block)) % count;
+      for (auto c = it; c != out_[u].end(); ++c) {
+        if (closer(*c) && pick-- == 0) {
+          next[u] = *c;
+          break;
+        }
+      }
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 // Static shortest-path routing, computed once at build time: a breadth-first search from every
 // destination GPU over the routable edges, then each source walks towards the destination, taking
 // at every node the out-edge to the lowest-id neighbour that is one hop closer (lowest edge id
-// among parallel edges). Storage is compact: one next-hop edge per (destination GPU, node), so
+// among parallel edges; leaf_spine spreads ties at IB switches by destination node, see
+// Topology::spread_block). Storage is compact: one next-hop edge per (destination GPU, node), so
 // memory is num_gpus x num_nodes words, never num_gpus^2 x path length; a fully connected fabric
 // (one direct edge per pair, found from its build order) stores nothing per pair. A path is
 // walked on demand. Contract: one path per (src, dst) pair (hence per-pair FIFO delivery),

@@ -15,21 +15,37 @@ Bandwidth NicSpec::effective() const {
 Params fabric_params() {
   Params p;
   p.required("topology", ParamKind::kString, "topology builder").one_of(topology_names());
+  p.optional("model", ParamKind::kString, "packet",
+             "packet: store-and-forward packets through links (credits, per-packet round robin); "
+             "flow: fluid flows sharing each edge by max-min fairness, rates recomputed when a "
+             "flow starts or ends (faster at scale; see README 'Flow-level fabric model')")
+      .one_of({"packet", "flow"});
   p.optional("gpus", ParamKind::kInt, 0,
              "number of GPUs (ring, fully_connected, switch; two_level: optional cross-check)")
       .range(0, kMaxGpus);
-  p.optional("nodes", ParamKind::kInt, 0, "two_level: number of nodes").range(0, kMaxGpus);
-  p.optional("gpus_per_node", ParamKind::kInt, 0, "two_level: GPUs (and NICs, rails) per node")
+  p.optional("nodes", ParamKind::kInt, 0, "two_level, leaf_spine: number of nodes")
       .range(0, kMaxGpus);
+  p.optional("gpus_per_node", ParamKind::kInt, 0,
+             "two_level, leaf_spine: GPUs (and NICs, rails) per node")
+      .range(0, kMaxGpus);
+  p.optional("nodes_per_leaf", ParamKind::kInt, 0,
+             "leaf_spine: nodes per group; each group has one leaf switch per rail")
+      .range(0, kMaxGpus);
+  p.optional("oversubscription", ParamKind::kReal, 1.0,
+             "leaf_spine: leaf down / up ports (1 = full bisection); uplinks = "
+             "ceil(nodes_per_leaf / oversubscription)")
+      .range(1.0, 1024.0);
   p.optional("bidirectional", ParamKind::kBool, true,
              "ring: route over both directions (false: only g -> g-1, T3's direction; both wires "
              "still exist)");
   p.optional("local_latency", ParamKind::kDuration, "0 ns",
              "delay of a send with src == dst (never touches a link)");
   p.required("link", ParamKind::kObject, "GPU link, one direction (see link params)");
-  p.optional("switch", ParamKind::kObject, nullptr, "NVSwitch plane (switch, two_level)");
-  p.optional("nic", ParamKind::kObject, nullptr, "per-GPU network adapter (two_level)");
-  p.optional("ib_switch", ParamKind::kObject, nullptr, "InfiniBand rail switch (two_level)");
+  p.optional("switch", ParamKind::kObject, nullptr,
+             "NVSwitch plane (switch, two_level, leaf_spine)");
+  p.optional("nic", ParamKind::kObject, nullptr, "per-GPU network adapter (two_level, leaf_spine)");
+  p.optional("ib_switch", ParamKind::kObject, nullptr,
+             "InfiniBand switch: rail switch (two_level), leaf and spine (leaf_spine)");
   return p;
 }
 
@@ -69,7 +85,9 @@ Params ib_switch_params() {
   Params p;
   p.required("latency", ParamKind::kDuration, "port-to-port latency");
   p.required("port_bandwidth", ParamKind::kBandwidth, "per port and direction").at_least(1);
-  p.optional("ports", ParamKind::kInt, 64, "ports of one rail switch (one per node)")
+  p.optional("ports", ParamKind::kInt, 64,
+             "ports of one switch (radix): a rail switch takes one per node, a leaf one per node "
+             "plus its uplinks")
       .range(1, kMaxGpus);
   return p;
 }
@@ -80,13 +98,15 @@ struct OptionalKey {
   ConfigKey flag;
   const char* name;
 };
-constexpr std::array<OptionalKey, 7> kOptionalKeys{{{kKeyGpus, "gpus"},
+constexpr std::array<OptionalKey, 9> kOptionalKeys{{{kKeyGpus, "gpus"},
                                                     {kKeyNodes, "nodes"},
                                                     {kKeyGpusPerNode, "gpus_per_node"},
                                                     {kKeyBidirectional, "bidirectional"},
                                                     {kKeySwitch, "switch"},
                                                     {kKeyNic, "nic"},
-                                                    {kKeyIbSwitch, "ib_switch"}}};
+                                                    {kKeyIbSwitch, "ib_switch"},
+                                                    {kKeyNodesPerLeaf, "nodes_per_leaf"},
+                                                    {kKeyOversubscription, "oversubscription"}}};
 
 void check_keys(const TopologyKind& kind, const BoundParams& b, const ConfigNode& node,
                 uint32_t derived) {
@@ -137,6 +157,7 @@ FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus) {
   const BoundParams b = bind(fabric_params(), node);
   FabricConfig c;
   c.topology = b.str("topology");
+  c.fluid = b.str("model") == "flow";
   const TopologyKind& kind = *find_topology(c.topology);
   const bool takes_gpus = system_gpus > 0 && (kind.needs & kKeyGpus) != 0;
   check_keys(kind, b, node, takes_gpus ? kKeyGpus : 0u);
@@ -150,6 +171,8 @@ FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus) {
   c.nodes = static_cast<int>(b.integer("nodes"));
   c.gpus_per_node = static_cast<int>(b.integer("gpus_per_node"));
   c.bidirectional = b.boolean("bidirectional");
+  c.nodes_per_leaf = static_cast<int>(b.integer("nodes_per_leaf"));
+  c.oversubscription = b.real("oversubscription");
   c.local_latency = b.duration("local_latency");
   c.resolved = b.resolved();
   if (takes_gpus) c.resolved["gpus"] = c.gpus;
@@ -162,7 +185,7 @@ FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus) {
     if (((kind.needs | kind.allows) & k.flag) == 0) c.resolved.erase(k.name);
   }
   if (auto p = check_sizes(c)) node.fail_key(p->key, p->message);
-  if (c.topology == "two_level") c.resolved["gpus"] = c.nodes * c.gpus_per_node;
+  if ((kind.needs & kKeyNodes) != 0) c.resolved["gpus"] = c.nodes * c.gpus_per_node;
   return c;
 }
 

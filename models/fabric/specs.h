@@ -54,10 +54,13 @@ struct IbSwitchSpec {
 
 struct FabricConfig {
   std::string topology;
+  bool fluid = false;  // "model": "flow"
   int gpus = 0;
   int nodes = 0;
   int gpus_per_node = 0;
   bool bidirectional = true;
+  int nodes_per_leaf = 0;         // leaf_spine: nodes under one rail leaf
+  double oversubscription = 1.0;  // leaf_spine: leaf down / up ports
   Duration local_latency;
   LinkSpec link;
   std::optional<SwitchSpec> nvswitch;

@@ -39,6 +39,12 @@ struct Topology {
   std::string kind;  // builder name, e.g. "ring"
   int num_gpus = 0;
   int gpus_per_node = 0;  // GPUs per node of a multi-node fabric; 0 = all GPUs in one node
+  // > 0: at IB switches, routing breaks ties between equally short next hops by destination
+  // (dst / spread_block) mod count instead of the lowest id (D-mod-K up/down routing, leaf_spine).
+  int spread_block = 0;
+  // How the Fabric moves bytes over this graph: packets through links (default) or fluid flows
+  // sharing edges by max-min fairness (fluid.h).
+  bool fluid = false;
   Bytes packet_size;
   Duration local_latency;
   std::vector<TopoNode> nodes;

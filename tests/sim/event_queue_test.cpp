@@ -347,6 +347,45 @@ TEST(EventQueue, MatchesAReferenceModelWithALargeHeap) {
   check_against_reference(30'000, 150'000, 1'000'000, 13);  // the out-of-cache sift path
 }
 
+TEST(EventQueue, MatchesAReferenceModelAcrossManyTimeScales) {
+  // Delays up to 2^40 ps put entries in high radix levels that are redistributed many times.
+  check_against_reference(20'000, 100'000, uint64_t{1} << 40, 17);
+}
+
+TEST(EventQueue, SchedulingBeforeAPeekedTickStillRunsFirst) {
+  // next_tick() may move the queue's internal reference time up to the next event; an event
+  // scheduled afterwards between now and that tick must still run before it, in band order.
+  EventQueue q;
+  std::vector<std::pair<int, uint64_t>> log;
+  LogEvent far(q, log, 1);
+  LogEvent near_a(q, log, 2);
+  LogEvent near_b(q, log, 3);
+  LogEvent same(q, log, 4);
+  q.schedule(far, Tick::from_ps(1'000'000));
+  EXPECT_EQ(q.next_tick().ps(), 1'000'000U);
+  q.schedule(near_a, Tick::from_ps(500));
+  q.schedule(same, Tick::from_ps(1'000'000), Priority::kFirst);
+  q.schedule(near_b, Tick::from_ps(400), Priority::kLast);
+  EXPECT_EQ(q.next_tick().ps(), 400U);
+  run_all(q);
+  EXPECT_EQ(ids(log), (std::vector<int>{3, 2, 4, 1}));
+}
+
+TEST(EventQueue, EventsNearTheEndOfTimeKeepTheirOrder) {
+  EventQueue q;
+  std::vector<std::pair<int, uint64_t>> log;
+  LogEvent a(q, log, 1);
+  LogEvent b(q, log, 2);
+  LogEvent c(q, log, 3);
+  LogEvent d(q, log, 4);
+  q.schedule(a, Tick::max());
+  q.schedule(b, Tick::from_ps(~uint64_t{0} - 1));
+  q.schedule(c, Tick::from_ps(uint64_t{1} << 63));
+  q.schedule(d, Tick::max(), Priority::kFirst);
+  run_all(q);
+  EXPECT_EQ(ids(log), (std::vector<int>{3, 2, 4, 1}));
+}
+
 TEST(EventQueue, ManyReschedulesOfPendingEventsKeepTheOrder) {
   // Far-future reschedules leave stale entries that never reach the top; enough of them trigger
   // bulk purges (from schedule() and from deschedule()), which must leave a valid heap.

@@ -15,7 +15,8 @@ ConfigDoc load_system(const Env& env, const std::string& name, const std::vector
     if (tp > 4096) throw UsageError("--tp " + std::to_string(tp) + " is out of range (1..4096)");
     const auto fabric = doc.root.find("fabric");
     const bool sized = fabric != doc.root.end() && fabric->is_object();
-    if (sized && fabric->contains("topology") && (*fabric)["topology"] == "two_level") {
+    if (sized && fabric->contains("topology") &&
+        ((*fabric)["topology"] == "two_level" || (*fabric)["topology"] == "leaf_spine")) {
       throw ConfigError(doc.file, "/fabric",
                         "--tp needs a fabric sized by the system's \"gpus\" (ring, "
                         "switch or fully_connected); pick a matching system");

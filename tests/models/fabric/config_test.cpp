@@ -129,7 +129,7 @@ TEST(FabricConfig, EveryPresetBuildsAFabric) {
       cfg = with_preset(testing::switch_cfg(8), "switch", file);
     } else if (file.rfind("ib-switch", 0) == 0) {
       cfg = with_preset(testing::two_level_cfg(2, 8), "ib_switch", file);
-    } else if (file.rfind("ib-", 0) == 0) {
+    } else if (file.rfind("ib-", 0) == 0 || file.rfind("efa-", 0) == 0) {
       cfg = with_preset(testing::two_level_cfg(2, 8), "nic", file);
     } else {
       cfg = with_preset(testing::ring_cfg(4), "link", file);
@@ -140,7 +140,7 @@ TEST(FabricConfig, EveryPresetBuildsAFabric) {
     EXPECT_EQ(h.rx.log.size(), 1u) << file;
     ++count;
   }
-  EXPECT_EQ(count, 11);
+  EXPECT_EQ(count, 12);
 }
 
 TEST(FabricConfig, T3RingPresetIs75GBsPerDirectionAnd500ns) {

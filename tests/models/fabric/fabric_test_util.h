@@ -63,6 +63,17 @@ inline nlohmann::json two_level_cfg(int nodes, int gpn) {
           {"ib_switch", {{"latency", "200 ns"}, {"port_bandwidth", "400 Gb/s"}, {"ports", 64}}}};
 }
 
+// Rail-optimised leaf-spine: groups of `per_leaf` nodes, 8-port IB switches unless `ports` says.
+inline nlohmann::json leaf_spine_cfg(int nodes, int gpn, int per_leaf, double oversub = 1.0,
+                                     int ports = 8) {
+  nlohmann::json c = two_level_cfg(nodes, gpn);
+  c["topology"] = "leaf_spine";
+  c["nodes_per_leaf"] = per_leaf;
+  c["oversubscription"] = oversub;
+  c["ib_switch"]["ports"] = ports;
+  return c;
+}
+
 // A simulator, a fabric built from `cfg`, and a recorder, in one object.
 struct Harness {
   explicit Harness(const nlohmann::json& cfg)
