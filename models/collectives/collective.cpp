@@ -106,7 +106,8 @@ void Collective::resolve(const CollectiveSpec& spec) {
     // NCCL's choice on NVLink SHARP systems (hardware.md §5.1): NVLS for large all-reduces within
     // one NVSwitch node of more than nvls_min_ranks GPUs.
     if (lib_.nvls_channels > 0 && !multi_node && kind_ == Kind::kAllReduce &&
-        bytes_ >= lib_.nvls_min.count() && m > lib_.nvls_min_ranks && one_switch()) {
+        bytes_ >= lib_.nvls_min.count() && m > lib_.nvls_min_ranks && one_switch() &&
+        machine_.fabric->has_switch_segments()) {
       algo_ = Algo::kNvls;
     }
   }
@@ -114,6 +115,11 @@ void Collective::resolve(const CollectiveSpec& spec) {
     if (lib_.nvls_channels == 0) {
       throw ConfigError(path(), "/algo",
                         "this system's collectives have no NVLS (collectives.nvls_channels is 0)");
+    }
+    if (!machine_.fabric->has_switch_segments()) {
+      throw ConfigError(path(), "/algo",
+                        "NVLS needs the packet-level fabric (fabric.model \"packet\"): the flow "
+                        "model has no in-switch reduction");
     }
     if (spec.proto != Protocol::kAuto && spec.proto != Protocol::kSimple) {
       throw ConfigError(path(), "/proto", "NVLS runs the Simple protocol only");

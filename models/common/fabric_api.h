@@ -29,6 +29,8 @@ class FabricApi {
   virtual ~FabricApi() = default;
   virtual int num_gpus() const = 0;
   virtual void send(int src, int dst, Bytes bytes, FabricReceiver* rx, uint64_t tag) = 0;
+  // True if send_segment() works (a packet-level fabric; a flow-level one has no switch state).
+  virtual bool has_switch_segments() const { return false; }
   // Contract: as send(), over `seg` of the path; the path must cross a switch (src != dst). A
   // fabric without in-switch paths throws ModelError.
   virtual void send_segment(int src, int dst, PathSegment seg, Bytes bytes, FabricReceiver* rx,

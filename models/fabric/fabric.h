@@ -44,6 +44,7 @@ class Fabric final : public Component,
   // of the last byte; an unknown GPU id is a ModelError.
   int num_gpus() const override { return topo_.num_gpus; }
   void send(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag) override;
+  bool has_switch_segments() const override { return fluid_ == nullptr; }
   void send_segment(int src, int dst, common::PathSegment seg, Bytes bytes,
                     common::FabricReceiver* rx, uint64_t tag) override;
   Bandwidth path_bandwidth(int src, int dst) const override;  // unbounded for src == dst
