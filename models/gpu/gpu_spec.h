@@ -75,7 +75,7 @@ struct GpuSpec {
 };
 
 // Phases per WG for a K of `k` (one split) and phases requested ahead (>= 1), per the pipeline.
-uint32_t k_phases_for(const GpuSpec& spec, uint64_t k);
+uint64_t k_phases_for(const GpuSpec& spec, uint64_t k);
 uint32_t lookahead_phases(const GpuSpec& spec);
 
 Params gpu_params();

@@ -72,7 +72,7 @@ RunDoc read_run(const Env& env, const ConfigDoc& doc) {
 void validate_run(const Env& env, const ConfigDoc& doc) {
   const RunDoc r = read_run(env, doc);
   const int gpus = system::system_gpus(r.system);
-  choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens);
+  choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens, doc.file);
 }
 
 int cmd_run(const Args& args, const Env& env) {
@@ -88,7 +88,7 @@ int cmd_run(const Args& args, const Env& env) {
   const ConfigDoc doc = load_config(file, {env.configs_dir});
   const RunDoc r = read_run(env, doc);
   const int gpus = system::system_gpus(r.system);
-  SublayerChoice c = choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens);
+  SublayerChoice c = choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens, doc.file);
   c.spec.seed = r.seed;
   system::RunOptions opts;
   opts.stats = true;
