@@ -6,6 +6,7 @@
 #  - a sweep whose rows cannot be written (a file-size limit stands in for a full disk) stops
 #    with the path and the fix, in CSV and JSON Lines, and --resume repairs the torn last row;
 #  - an existing sweep output is refused without --resume or --force;
+#  - reproduce exits 2 when its figure script fails (here a FIFO where a PNG goes);
 #  - thread counts and integers out of range, stray arguments, duplicate JSON keys, numbers beyond
 #    a double, a GEMM beyond the model, "gpus" unset, too few CUs, --out naming a file.
 set -euo pipefail
@@ -117,4 +118,29 @@ expect 2 "/collectives/executor" "$t3sim" "${sub[@]}" --set collectives.executor
 echo keep >afile
 expect 2 "--out: 'afile' exists and is not a folder" "$t3sim" reproduce --out afile
 [[ $(cat afile) == keep ]] || fail "--out file changed"
+# ---- reproduce: a figure that cannot be written is an error, not exit 0 ------------------------------
+# (plot_t3.py runs as a child; its own messages come first, t3sim's one line last.)
+if /usr/bin/python3 -c 'import matplotlib, numpy' 2>/dev/null; then
+  cat >exp.json <<'EOF'
+{"kind": "experiment", "name": "tiny-repro", "system": "t3-ring-{tp}",
+ "fig16": {"models": ["mega-gpt2"], "tp": [8], "sublayers": ["fc2", "op"],
+           "modes": ["sequential", "ideal", "ideal-nmc", "t3", "t3-mca"]},
+ "large_models": {"models": ["mega-gpt2"], "tp": [8], "sublayers": ["fc2"],
+                  "modes": ["sequential", "t3", "t3-mca"]},
+ "fig6": {"ar_cus": [8, 16]}, "fig17": {"model": "mega-gpt2", "tp": 8, "sublayer": "fc2"},
+ "e2e": {"non_sliced_share": 0.42},
+ "paper": {"fig16": {"t3": {"geomean": 20, "max": 39}},
+           "data_movement": {"geomean_reduction_pct": 22}}}
+EOF
+  mkdir repro
+  mkfifo repro/fig16.png
+  got=0
+  timeout 300 "$t3sim" reproduce --experiment exp.json --out repro --jobs 2 >"$tmp/out" \
+    2>"$tmp/err" </dev/null || got=$?
+  [[ $got -eq 2 ]] || fail "reproduce with a failing figure exited $got, expected 2"
+  tail -n 1 "$tmp/err" | grep -qF "repro: /: figures not drawn: tools/plot_t3.py exited with status 1" ||
+    fail "reproduce: no line naming the failed figures"
+  [[ -p repro/fig16.png ]] || fail "reproduce replaced the FIFO fig16.png"
+  [[ -s repro/summary.json && -s repro/run.json ]] || fail "reproduce: tables not written"
+fi
 echo "reliability_cli_test: ok"
