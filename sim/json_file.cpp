@@ -14,7 +14,10 @@
 namespace t3sim {
 namespace {
 
-constexpr std::size_t kShownLevels = 8;       // of the pointer to a too-deep value
+constexpr std::size_t kShownLevels = 8;  // of the pointer to a too-deep value
+// One string or key: the parse and the config resolver copy it a few times over (kept here, not in
+// the header, which every reader includes).
+constexpr std::size_t kMaxJsonStringBytes = std::size_t{16} << 20;
 constexpr std::size_t kLinearKeySearch = 16;  // keys of one object searched linearly, then hashed
 
 // A SAX pass over the text that follows the JSON pointer of the value being read and throws a
@@ -35,6 +38,7 @@ class StructureCheck {
   bool number_unsigned(json::number_unsigned_t) { return value(); }
   bool number_float(json::number_float_t, const json::string_t&) { return value(); }
   bool string(json::string_t& s) {
+    check_length(s, "string");
     take(kStringBytes + heap_chars(s.size()));
     return value();
   }
@@ -50,6 +54,7 @@ class StructureCheck {
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool key(json::string_t& key) {
+    check_length(key, "key");
     take(kMemberBytes + heap_chars(key.size()));
     Frame& f = frames_.back();
     f.key = key;
@@ -108,6 +113,16 @@ class StructureCheck {
                            " MiB of memory once read (the limit; reached at this value): it has "
                            "too many values for a t3sim input (is it the right file? split it "
                            "into smaller ones)");
+  }
+  // A string is copied several times while it is parsed and resolved (text, lexer, value, the
+  // resolved config): one long string alone must not take a gigabyte.
+  void check_length(const json::string_t& s, const char* what) {
+    if (s.size() <= kMaxJsonStringBytes) return;
+    if (std::string_view(what) == "string") value();
+    fail(kShownLevels, std::string("a ") + what + " of " + std::to_string(s.size() >> 20) +
+                           " MiB; t3sim reads strings of at most " +
+                           std::to_string(kMaxJsonStringBytes >> 20) +
+                           " MiB (is it the right file? shorten the value)");
   }
   // Heap bytes of a string of `chars` characters (short ones live inside the string object).
   static std::uint64_t heap_chars(std::size_t chars) {
