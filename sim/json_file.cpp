@@ -185,8 +185,35 @@ class StructureCheck {
   std::uint64_t estimate_ = 0;     // bytes of the parsed document so far
 };
 
+// Refuses a string literal longer than kMaxJsonStringBytes by scanning the raw text, before the
+// lexer (which keeps two growing copies of every token) ever holds it.
+void check_string_lengths(std::string_view text, const std::string& file,
+                          const std::string& pointer) {
+  bool in_string = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!in_string) {
+      if (c == '"') in_string = true, start = i;
+      continue;
+    }
+    if (c == '\\') {
+      ++i;
+    } else if (c == '"') {
+      in_string = false;
+    } else if (i - start > kMaxJsonStringBytes) {
+      throw ConfigError(file, pointer,
+                        "a string at byte " + std::to_string(start) + " is over " +
+                            std::to_string(kMaxJsonStringBytes >> 20) +
+                            " MiB; t3sim reads strings of at most that (is it the right file? "
+                            "shorten the value)");
+    }
+  }
+}
+
 // True when `text` is JSON within the depth limit with no duplicate key, false on a syntax error.
 bool check_structure(std::string_view text, const std::string& file, const std::string& pointer) {
+  check_string_lengths(text, file, pointer);
   StructureCheck check(file, pointer);
   return nlohmann::json::sax_parse(text, &check, nlohmann::json::input_format_t::json,
                                    /*strict=*/true, /*ignore_comments=*/false);
@@ -215,6 +242,7 @@ std::string read_bounded(const std::filesystem::path& path) {
                           (err == EACCES ? " (check its permissions)" : " (check the path)"));
   }
   std::string text;
+  if (!ec) text.reserve(static_cast<std::size_t>(size));  // no doubling past the file's size
   std::vector<char> chunk(std::size_t{1} << 16);
   while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));

@@ -176,18 +176,12 @@ TEST_F(JsonLimits, ManySmallValuesAreBoundedByMemoryNotBytes) {
 }
 
 // One long string is copied a few times while it is read and resolved: over 16 MiB is refused,
-// naming where it is; 16 MiB is read.
+// by a scan of the text before the lexer copies it, naming its byte offset; 16 MiB is read.
 TEST_F(JsonLimits, LongStringsAreRefused) {
   const std::string at_limit(std::size_t{16} << 20, 'x');  // sim/json_file.cpp's bound
   const fs::path p = write("long.json", "{\"a\": [1, \"" + at_limit + "y\"]}");
-  try {
-    read_json_file(p);
-    FAIL() << "accepted";
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.pointer(), "/a/1");
-    EXPECT_NE(std::string(e.what()).find("strings of at most 16 MiB"), std::string::npos)
-        << std::string(e.what()).substr(0, 200);
-  }
+  EXPECT_TRUE(
+      rejects<ConfigError>([&] { read_json_file(p); }, "a string at byte 10 is over 16 MiB"));
   EXPECT_EQ(read_json_file(write("ok.json", "[\"" + at_limit + "\"]"))[0].get<std::string>().size(),
             at_limit.size());
 }
