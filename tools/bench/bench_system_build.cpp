@@ -47,6 +47,7 @@ ConfigDoc machine(const std::string& topology, int gpus) {
   if (topology == "switch") {  // dgx-h100's NVSwitch
     doc.root["fabric"]["switch"] =
         t3sim::system::load_system_config("dgx-h100", configs).root["fabric"]["switch"];
+    doc.root["fabric"]["switch"]["ports"] = gpus;
   }
   return doc;
 }
@@ -167,8 +168,8 @@ int main(int argc, char** argv) {
     std::filesystem::remove(path);
   }
   std::printf(
-      "worst check: %.3f s (%s), %.1f MiB (%s); bounds 10 s and 1 GB: %s\n", worst.time.seconds,
+      "worst check: %.3f s CPU (%s), %.1f MiB (%s); bounds 10 s and 1 GB: %s\n", worst.time.cpu_s,
       worst.time_case.c_str(), worst.memory.rss_mib, worst.memory_case.c_str(),
-      worst.time.seconds <= 10 && worst.memory.rss_mib <= 1e9 / (1 << 20) ? "within" : "EXCEEDED");
+      worst.time.cpu_s <= 10 && worst.memory.rss_mib <= 1e9 / (1 << 20) ? "within" : "EXCEEDED");
   return 0;
 }
