@@ -12,6 +12,12 @@ namespace t3sim {
 namespace {
 
 constexpr int kMaxExtendsDepth = 16;
+// Files one document may read through "extends" in all. A file that extends the same base twice
+// at every level would otherwise read 2^16 files within the depth limit (fan-out, not depth).
+constexpr int kMaxExtendsReads = 256;
+// Values one config may hold outside annotations: each keeps an origin entry (~150 B) beside the
+// parsed document, which sim/json_file.h bounds already.
+constexpr size_t kMaxConfigValues = size_t{1} << 20;
 
 // A JSON-pointer reference token unescaped ("~0" -> '~', "~1" -> '/'); any other '~' is an error.
 std::string unescape_token(const std::string& token, const std::string& parent) {
@@ -55,11 +61,11 @@ class Resolver {
       for (size_t i = 0; i < value.size(); ++i) {
         out.push_back(resolve(value[i], file, pointer + "/" + std::to_string(i), depth));
       }
-      doc_.origin[pointer] = file.string();
+      note(pointer, file);
       return out;
     }
     if (!value.is_object()) {
-      doc_.origin[pointer] = file.string();
+      note(pointer, file);
       return value;
     }
     nlohmann::json out = nlohmann::json::object();
@@ -75,16 +81,24 @@ class Resolver {
                           "\"extends\" must be a file name or a list of file names");
       }
       for (const auto& b : bases) {
+        if (++reads_ > kMaxExtendsReads) {
+          throw ConfigError(file.string(), pointer + "/extends",
+                            "\"extends\" reads more than " + std::to_string(kMaxExtendsReads) +
+                                " files for this document (the same presets again and again?); "
+                                "extend each preset once");
+        }
         const auto base_path = find(b, file, pointer);
         const nlohmann::json base = read_json_file(base_path);
         merge(out, resolve(base, base_path, pointer, depth + 1));
       }
     }
-    doc_.origin[pointer] = file.string();
+    note(pointer, file);
     for (auto it = value.begin(); it != value.end(); ++it) {
       if (it.key() == "extends") continue;
       const std::string p = pointer + "/" + pointer_token(it.key());
-      nlohmann::json v = resolve(it.value(), file, p, depth);
+      // Annotations are never bound: taken as written (no "extends", no origins to record).
+      nlohmann::json v =
+          is_annotation_key(it.key()) ? it.value() : resolve(it.value(), file, p, depth);
       if (out.contains(it.key()) && out[it.key()].is_object() && v.is_object()) {
         merge(out[it.key()], v);
       } else {
@@ -95,6 +109,17 @@ class Resolver {
   }
 
  private:
+  // Records that the value at `pointer` came from `file`; the map is bounded (kMaxConfigValues).
+  void note(const std::string& pointer, const std::filesystem::path& file) {
+    doc_.origin[pointer] = file.string();
+    if (doc_.origin.size() > kMaxConfigValues) {
+      throw ConfigError(file.string(), pointer,
+                        "more than " + std::to_string(kMaxConfigValues) +
+                            " values in this config (t3sim configs have hundreds; is it the right "
+                            "file?)");
+    }
+  }
+
   static void merge(nlohmann::json& into, const nlohmann::json& from) {
     for (auto it = from.begin(); it != from.end(); ++it) {
       if (into.contains(it.key()) && into[it.key()].is_object() && it.value().is_object()) {
@@ -121,6 +146,7 @@ class Resolver {
 
   ConfigDoc& doc_;
   std::vector<std::filesystem::path> dirs_;
+  int reads_ = 0;  // "extends" files read so far
 };
 
 }  // namespace

@@ -12,25 +12,31 @@ namespace t3sim {
 // Bad input: a config, trace, sweep spec or CLI value. Exit code 2.
 class ConfigError : public std::runtime_error {
  public:
+  // `file` is a path, or a command-line flag ("--out"; shown without a pointer when it has none).
   ConfigError(std::string file, std::string pointer, const std::string& message)
       : std::runtime_error(format(file, pointer, message)),
         file_(std::move(file)),
-        pointer_(std::move(pointer)) {}
+        pointer_(std::move(pointer)),
+        message_(message) {}
   const std::string& file() const { return file_; }
   const std::string& pointer() const { return pointer_; }
+  const std::string& message() const { return message_; }  // without file and pointer
 
  private:
   static std::string format(const std::string& file, const std::string& pointer,
                             const std::string& message) {
     std::string out = file.empty() ? std::string("<input>") : file;
     out += ": ";
-    out += pointer.empty() ? std::string("/") : pointer;
-    out += ": ";
+    if (!pointer.empty() || file.rfind("--", 0) != 0) {
+      out += pointer.empty() ? std::string("/") : pointer;
+      out += ": ";
+    }
     out += message;
     return out;
   }
   std::string file_;
   std::string pointer_;
+  std::string message_;
 };
 
 // Bad command line (unknown option, missing argument). Exit code 2.

@@ -1,6 +1,8 @@
 #include "sim/json_file.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -12,7 +14,10 @@
 namespace t3sim {
 namespace {
 
-constexpr std::size_t kShownLevels = 8;       // of the pointer to a too-deep value
+constexpr std::size_t kShownLevels = 8;  // of the pointer to a too-deep value
+// One string or key: the parse and the config resolver copy it a few times over (kept here, not in
+// the header, which every reader includes).
+constexpr std::size_t kMaxJsonStringBytes = std::size_t{16} << 20;
 constexpr std::size_t kLinearKeySearch = 16;  // keys of one object searched linearly, then hashed
 
 // A SAX pass over the text that follows the JSON pointer of the value being read and throws a
@@ -32,13 +37,25 @@ class StructureCheck {
   bool number_integer(json::number_integer_t) { return value(); }
   bool number_unsigned(json::number_unsigned_t) { return value(); }
   bool number_float(json::number_float_t, const json::string_t&) { return value(); }
-  bool string(json::string_t&) { return value(); }
+  bool string(json::string_t& s) {
+    check_length(s, "string");
+    take(kStringBytes + heap_chars(s.size()));
+    return value();
+  }
   bool binary(json::binary_t&) { return value(); }
-  bool start_object(std::size_t) { return open(false); }
-  bool start_array(std::size_t) { return open(true); }
+  bool start_object(std::size_t) {
+    take(kObjectBytes);
+    return open(false);
+  }
+  bool start_array(std::size_t) {
+    take(kArrayBytes);
+    return open(true);
+  }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool key(json::string_t& key) {
+    check_length(key, "key");
+    take(kMemberBytes + heap_chars(key.size()));
     Frame& f = frames_.back();
     f.key = key;
     if (seen_before(f, key)) {
@@ -60,6 +77,18 @@ class StructureCheck {
 
  private:
   static constexpr int kNumberOverflow = 406;  // nlohmann's out_of_range.406
+  // Memory of a parsed nlohmann::json (libstdc++, 64-bit): a value is 16 bytes; an array element
+  // counts twice that (a vector's spare capacity); an object or array allocates its map (48 B) or
+  // vector (24 B), a member a map node (32 B links + 32 B key + 16 B value), a string value its
+  // std::string (32 B); each allocation adds the allocator's ~16 B and strings of 16 characters or
+  // more their characters.
+  static constexpr std::uint64_t kMallocBytes = 16;
+  static constexpr std::size_t kInlineChars = 16;
+  static constexpr std::uint64_t kElementBytes = 32;
+  static constexpr std::uint64_t kObjectBytes = 48 + kMallocBytes;
+  static constexpr std::uint64_t kArrayBytes = 24 + kMallocBytes;
+  static constexpr std::uint64_t kMemberBytes = 80 + kMallocBytes;
+  static constexpr std::uint64_t kStringBytes = 32 + kMallocBytes;
 
   struct Frame {
     bool array;
@@ -70,8 +99,34 @@ class StructureCheck {
   };
 
   bool value() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().started;
+    if (!frames_.empty() && frames_.back().array) {
+      ++frames_.back().started;
+      take(kElementBytes);
+    }
     return true;
+  }
+  // Adds `bytes` to the estimate of the parsed document's memory; fails past kMaxJsonMemoryBytes.
+  void take(std::uint64_t bytes) {
+    estimate_ += bytes;
+    if (estimate_ <= kMaxJsonMemoryBytes) return;
+    fail(kShownLevels, "the document would take over " + std::to_string(kMaxJsonMemoryBytes >> 20) +
+                           " MiB of memory once read (the limit; reached at this value): it has "
+                           "too many values for a t3sim input (is it the right file? split it "
+                           "into smaller ones)");
+  }
+  // A string is copied several times while it is parsed and resolved (text, lexer, value, the
+  // resolved config): one long string alone must not take a gigabyte.
+  void check_length(const json::string_t& s, const char* what) {
+    if (s.size() <= kMaxJsonStringBytes) return;
+    if (std::string_view(what) == "string") value();
+    fail(kShownLevels, std::string("a ") + what + " of " + std::to_string(s.size() >> 20) +
+                           " MiB; t3sim reads strings of at most " +
+                           std::to_string(kMaxJsonStringBytes >> 20) +
+                           " MiB (is it the right file? shorten the value)");
+  }
+  // Heap bytes of a string of `chars` characters (short ones live inside the string object).
+  static std::uint64_t heap_chars(std::size_t chars) {
+    return chars < kInlineChars ? 0 : chars + 1 + kMallocBytes;
   }
   bool open(bool array) {
     value();
@@ -127,10 +182,38 @@ class StructureCheck {
   const std::string& pointer_;
   std::vector<Frame> frames_;
   std::vector<std::string> keys_;  // keys of the open objects that have few, outermost first
+  std::uint64_t estimate_ = 0;     // bytes of the parsed document so far
 };
+
+// Refuses a string literal longer than kMaxJsonStringBytes by scanning the raw text, before the
+// lexer (which keeps two growing copies of every token) ever holds it.
+void check_string_lengths(std::string_view text, const std::string& file,
+                          const std::string& pointer) {
+  bool in_string = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!in_string) {
+      if (c == '"') in_string = true, start = i;
+      continue;
+    }
+    if (c == '\\') {
+      ++i;
+    } else if (c == '"') {
+      in_string = false;
+    } else if (i - start > kMaxJsonStringBytes) {
+      throw ConfigError(file, pointer,
+                        "a string at byte " + std::to_string(start) + " is over " +
+                            std::to_string(kMaxJsonStringBytes >> 20) +
+                            " MiB; t3sim reads strings of at most that (is it the right file? "
+                            "shorten the value)");
+    }
+  }
+}
 
 // True when `text` is JSON within the depth limit with no duplicate key, false on a syntax error.
 bool check_structure(std::string_view text, const std::string& file, const std::string& pointer) {
+  check_string_lengths(text, file, pointer);
   StructureCheck check(file, pointer);
   return nlohmann::json::sax_parse(text, &check, nlohmann::json::input_format_t::json,
                                    /*strict=*/true, /*ignore_comments=*/false);
@@ -146,11 +229,20 @@ std::string read_bounded(const std::filesystem::path& path) {
                            " MiB (is it the right file? split it into smaller ones)");
   };
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError(path.string(), "", "is a folder, not a JSON file; name a file in it");
+  }
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > kMaxJsonFileBytes) throw too_big(size);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path.string(), "", "cannot open the file (check the path)");
+  if (!in) {
+    const int err = errno;
+    throw ConfigError(path.string(), "",
+                      std::string("cannot open the file: ") + std::strerror(err) +
+                          (err == EACCES ? " (check its permissions)" : " (check the path)"));
+  }
   std::string text;
+  if (!ec) text.reserve(static_cast<std::size_t>(size));  // no doubling past the file's size
   std::vector<char> chunk(std::size_t{1} << 16);
   while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));

@@ -1,6 +1,8 @@
 // Bounded JSON input: every JSON file and --set value t3sim reads is parsed here. A file over
-// kMaxJsonFileBytes is refused before it is read (nlohmann needs ~16 bytes per input byte for a
-// document of small values, so a 1 GB file would exhaust memory), and nesting deeper than
+// kMaxJsonFileBytes is refused before it is read, and so is a document whose parsed form would
+// take over kMaxJsonMemoryBytes (nlohmann needs 16 to 40 bytes per input byte for a document of
+// small values: a 250 MiB "[{},{},...]" would take 8 GB; the estimate is counted value by value
+// in the check pass, which builds nothing, so the parse never starts), and nesting deeper than
 // kMaxJsonDepth stops the parse (the parser is iterative, but copying, dump() and the config
 // resolver recurse, so a 100000-deep document would overflow the stack after it parsed). A
 // duplicate key in an object and a number beyond a double's range (1e400) are errors too: a parsed
@@ -21,6 +23,10 @@
 namespace t3sim {
 
 inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t{256} << 20;
+// Parsed size: a config is resolved into a second copy, so `t3sim check` peaks at about twice
+// this (plus the text) and stays under 1 GB; a Kineto trace of typical events (~5 bytes of memory
+// per byte of text) may be ~50 MB.
+inline constexpr std::uint64_t kMaxJsonMemoryBytes = std::uint64_t{256} << 20;
 inline constexpr int kMaxJsonDepth = 256;
 
 // Reads and parses the JSON file at `path`.

@@ -3,6 +3,8 @@
 #include <limits>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "sim/errors.h"
 #include "sim/units_parse.h"
 
@@ -34,9 +36,26 @@ const char* to_string(ParamKind k) {
   return "?";
 }
 
+namespace {
+
+// Limits of a parameter that declares none of its own (range() and at_least() replace them). A
+// duration of hardware is ns to us: 1 s keeps every sum of latencies in a run far below Tick's
+// 2^64 ps (213 days). A clock from 1 MHz to 100 GHz keeps a cycle between 10 ps and 1 us, so
+// cycle counts turn into ticks without wrapping.
+void kind_limits(ParamSpec& s) {
+  if (s.kind == ParamKind::kDuration) s.max = 1e12;  // 1 s in ps
+  if (s.kind == ParamKind::kFrequency) {
+    s.min = 1e6;
+    s.max = 1e11;
+  }
+}
+
+}  // namespace
+
 Params& Params::required(std::string name, ParamKind kind, std::string description) {
   specs_.push_back(
       ParamSpec{std::move(name), kind, std::move(description), std::nullopt, {}, {}, {}});
+  kind_limits(specs_.back());
   return *this;
 }
 
@@ -44,6 +63,7 @@ Params& Params::optional(std::string name, ParamKind kind, nlohmann::json defaul
                          std::string description) {
   specs_.push_back(ParamSpec{
       std::move(name), kind, std::move(description), std::move(default_value), {}, {}, {}});
+  kind_limits(specs_.back());
   return *this;
 }
 
@@ -128,10 +148,26 @@ bool type_ok(ParamKind k, const nlohmann::json& v) {
   }
 }
 
+// A limit as written in a message: dimensioned values in their base unit ("1000000 Hz").
+std::string limit_text(const ParamSpec& s, double v) {
+  switch (s.kind) {
+    case ParamKind::kDuration:
+      return fmt::format("{:.0f} ps", v);
+    case ParamKind::kFrequency:
+      return fmt::format("{:.0f} Hz", v);
+    case ParamKind::kBytes:
+      return fmt::format("{:.0f} B", v);
+    case ParamKind::kBandwidth:
+      return fmt::format("{:.0f} B/s", v);
+    default:
+      return nlohmann::json(v).dump();
+  }
+}
+
 void check_range(const ParamSpec& s, double x, const ConfigNode& node) {
   if ((s.min && x < *s.min) || (s.max && x > *s.max)) {
-    std::string lim = s.min ? ">= " + nlohmann::json(*s.min).dump() : "";
-    if (s.max) lim += (lim.empty() ? "<= " : " and <= ") + nlohmann::json(*s.max).dump();
+    std::string lim = s.min ? ">= " + limit_text(s, *s.min) : "";
+    if (s.max) lim += (lim.empty() ? "<= " : " and <= ") + limit_text(s, *s.max);
     node.fail_key(s.name,
                   "'" + s.name + "' is out of range: must be " + lim + " (" + s.description + ")");
   }

@@ -11,24 +11,36 @@ draw (--list names them). A figure whose CSV is missing is skipped with a messag
 file is written to a temporary file in DIR first and renamed into place, so a reader never sees a
 half-written image; its mode is 0666 less the umask (0644 under the usual umask 022).
 
+A PNG name that is a symbolic link keeps the link (its target gets the image); a folder, FIFO,
+socket or device there is refused, not replaced. SIGTERM (t3sim sends it when it dies) removes the
+temporary file before exiting.
+
 Exit status: 0 when every figure whose CSV exists was drawn, 1 when some figure failed, 2 when DIR
-does not exist or the arguments are wrong (an unknown figure or format). Needs only the standard library, numpy and matplotlib
-(run with Debian's /usr/bin/python3).
+does not exist or the arguments are wrong (an unknown figure or format), 3 when matplotlib or numpy is
+missing. Needs only the standard library, numpy and matplotlib (run with Debian's /usr/bin/python3).
 """
 
 import csv
 import json
 import math
 import os
+import signal
+import stat
 import sys
 import tempfile
 
-import matplotlib
+try:
+    import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.transforms import blended_transform_factory, offset_copy  # noqa: E402
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.transforms import blended_transform_factory, offset_copy
+except ImportError as e:
+    if __name__ == "__main__":
+        print(f"plot_t3: {e}: install python3-matplotlib (tools/bootstrap.sh)", file=sys.stderr)
+        sys.exit(3)
+    raise
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validation",
                                 "t3-paper"))
@@ -188,14 +200,34 @@ FORMATS = ["png", "pdf"]
 PNG_DPI = 200
 
 
+def output_target(path):
+    """The file that writing `path` replaces, as t3sim's C++ writer (sim/atomic_file.h) decides: a
+    symbolic link is followed (the link stays); a folder, FIFO, socket or device is refused
+    (OSError), and so is a link loop."""
+    target = os.path.realpath(path)
+    if os.path.islink(target):
+        raise OSError(f"{path}: symbolic link loop; remove the link")
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target
+    if not stat.S_ISREG(mode):
+        raise OSError(f"{path}: not a regular file (a folder, FIFO, socket or device); "
+                      "it is left as it is: remove it or pick another folder")
+    return target
+
+
 def save_atomic(fig, out_dir, name):
     """Writes the figure once per format in FORMATS (name's extension replaced): savefig() to a
-    temporary file in out_dir, mode 0666 less the umask, then os.replace() onto the final name."""
+    temporary file beside the target (a symbolic link's target), mode 0666 less the umask, then
+    os.replace() onto it."""
     stem = os.path.splitext(name)[0]
     try:
         for fmt in FORMATS:
             final = f"{stem}.{fmt}"
-            fd, tmp = tempfile.mkstemp(prefix=f".{final}.", suffix=".tmp", dir=out_dir)
+            target = output_target(os.path.join(out_dir, final))
+            fd, tmp = tempfile.mkstemp(prefix=f".{final}.", suffix=".tmp",
+                                       dir=os.path.dirname(target))
             os.close(fd)
             try:
                 # metadata: no creation date, so the same data gives the same PDF/SVG bytes
@@ -203,7 +235,7 @@ def save_atomic(fig, out_dir, name):
                     {"Date": None} if fmt == "svg" else {}
                 fig.savefig(tmp, format=fmt, dpi=PNG_DPI, bbox_inches="tight", metadata=meta)
                 os.chmod(tmp, file_mode())
-                os.replace(tmp, os.path.join(out_dir, final))
+                os.replace(tmp, target)
             except BaseException:
                 try:
                     os.unlink(tmp)
@@ -739,5 +771,11 @@ def main(argv):
     return 1 if failed else 0
 
 
+def on_sigterm(signum, _frame):
+    """SIGTERM ends the run through SystemExit, so save_atomic removes its temporary file."""
+    sys.exit(128 + signum)
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, on_sigterm)
     sys.exit(main(sys.argv))

@@ -56,7 +56,7 @@ Params link_params() {
   p.optional("packet_size", ParamKind::kBytes, "64 KiB",
              "fabric-wide packet size: fidelity knob (store-and-forward per packet per hop; "
              "halving it moves large transfers < 2 %)")
-      .at_least(1);
+      .range(1, 4294967295.0);  // packet sizes are 32-bit in the flow table
   p.optional("credits", ParamKind::kInt, 0,
              "receive buffer per link direction in packets (back-pressure); 0 = unlimited")
       .range(0, kMaxCredits);

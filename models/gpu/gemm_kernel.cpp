@@ -48,7 +48,9 @@ GemmKernel::GemmKernel(Simulator& sim, Component* parent, std::string name, int 
 
 // Derived state of the plan: phase compute time (whole CU cycles, full tile), L2 slice ids.
 void GemmKernel::configure() {
-  phases_ = k_phases_for(spec_, (plan_.shape.k + plan_.split_k - 1) / plan_.split_k);
+  const uint64_t phases = k_phases_for(spec_, (plan_.shape.k + plan_.split_k - 1) / plan_.split_k);
+  check_gemm_counts(path().c_str(), plan_.tiles_m(), plan_.tiles_n(), plan_.split_k, phases);
+  phases_ = static_cast<uint32_t>(phases);  // below kMaxOperandSlices
   ahead_ = std::min(lookahead_phases(spec_), phases_);
   partition_ = spec_.partition.enabled;
   const uint32_t p = phases_total();
@@ -63,7 +65,8 @@ void GemmKernel::configure() {
   phase_time_ = partition_
                     ? tile_compute_time(spec_, plan_.tile_m, plan_.tile_n, k, math)
                     : phase_time(spec_, plan_.tile_m, plan_.tile_n, k, plan_.elem_bytes, math);
-  l2_ = SliceCache(spec_.l2, plan_.panels() * p, plan_.tiles());
+  l2_ = SliceCache(spec_.l2, static_cast<uint32_t>(plan_.panels() * p),
+                   static_cast<uint32_t>(plan_.tiles()));
   const size_t per_tile = plan_.split_k > 1 ? plan_.tiles() : 0;
   splits_left_.assign(per_tile, plan_.split_k);
   partials_out_.assign(per_tile, 0);
@@ -73,6 +76,11 @@ void GemmKernel::configure() {
 void GemmKernel::launch(uint32_t cus) {
   const uint32_t slots = cus * spec_.wgs_per_cu;
   if (slots == 0) throw ModelError(path(), "GEMM launched on zero CUs");
+  if (static_cast<uint64_t>(slots) * phases_ > kMaxSlotPhases) {
+    throw ModelError(path(), "GEMM beyond the model: " + std::to_string(slots) + " WG slots x " +
+                                 std::to_string(phases_) + " K phases pass the model's " +
+                                 std::to_string(kMaxSlotPhases));
+  }
   if (plan_.retile && spec_.tile_select == TileSelect::kHeuristic) {
     const TileChoice c = select_tile(spec_, plan_.shape, plan_.elem_bytes, cus);
     plan_ = local_gemm_plan(plan_.shape, plan_.elem_bytes, c.tile_m, c.tile_n, spec_.group_m, gpu_,
@@ -84,8 +92,8 @@ void GemmKernel::launch(uint32_t cus) {
   ready_at_.assign(static_cast<size_t>(slots) * phases_, Tick{});
   free_wgs_.clear();
   for (uint32_t w = slots; w > 0; --w) free_wgs_.push_back(w - 1);
-  stores_left_ = plan_.tiles();
-  computing_left_ = plan_.tiles();
+  stores_left_ = static_cast<uint32_t>(plan_.tiles());  // below kMaxWorkGroups
+  computing_left_ = stores_left_;
   sim().call_at<GemmKernel, &GemmKernel::begin>(now() + spec_.launch_overhead, this, 0);
 }
 

@@ -132,6 +132,12 @@ void GemmKernel::access_done(uint64_t tag) {
 }
 
 void GemmKernel::finish() {
+  // A launched kernel that never finished would report Tick::max() as its end time.
+  if (!wgs_.empty() && done_ == Tick::max()) {
+    throw ModelError(path(), "launched but never finished: " + std::to_string(computing_left_) +
+                                 " of " + std::to_string(plan_.tiles()) + " tiles not computed, " +
+                                 std::to_string(stores_left_) + " stores outstanding");
+  }
   if (stores_left_ != 0 && start_ != Tick::max()) {
     throw ModelError(path(), std::to_string(stores_left_) + " of " + std::to_string(plan_.tiles()) +
                                  " tile stores never completed");

@@ -1,16 +1,38 @@
 #include "models/gpu/gemm_plan.h"
 
 #include <algorithm>
+#include <string>
+
+#include "sim/errors.h"
 
 namespace t3sim::gpu {
 
+void check_gemm_counts(const char* who, uint64_t tiles_m, uint64_t tiles_n, uint64_t split_k,
+                       uint64_t phases) {
+  // Each factor is checked against a bound below 2^32 before it multiplies, so nothing wraps.
+  const auto over = [](uint64_t a, uint64_t b, uint64_t limit) {
+    return a > limit || b > limit || (a != 0 && b > limit / a);
+  };
+  std::string why;
+  if (over(tiles_m, tiles_n, kMaxWorkGroups) || over(tiles_m * tiles_n, split_k, kMaxWorkGroups)) {
+    why = std::to_string(tiles_m) + " x " + std::to_string(tiles_n) + " tiles x split-K " +
+          std::to_string(split_k) + " pass the model's " + std::to_string(kMaxWorkGroups) +
+          " work-groups";
+  } else if (over(tiles_m + tiles_n, phases * split_k, kMaxOperandSlices)) {
+    why = std::to_string(tiles_m + tiles_n) + " tile rows and columns x " +
+          std::to_string(phases * split_k) + " K phases pass the model's " +
+          std::to_string(kMaxOperandSlices) + " operand slices";
+  }
+  if (!why.empty()) throw ModelError(who, "GEMM beyond the model: " + why);
+}
+
 uint64_t GemmPlan::tile_rows(uint32_t t) const {
-  const uint64_t r0 = static_cast<uint64_t>((t % tiles_per_batch()) / tiles_n()) * tile_m;
+  const uint64_t r0 = (t % tiles_per_batch()) / tiles_n() * tile_m;
   return std::min<uint64_t>(tile_m, shape.m - r0);
 }
 
 uint64_t GemmPlan::tile_cols(uint32_t t) const {
-  const uint64_t c0 = static_cast<uint64_t>(t % tiles_n()) * tile_n;
+  const uint64_t c0 = t % tiles_n() * tile_n;
   return std::min<uint64_t>(tile_n, shape.n - c0);
 }
 
@@ -28,12 +50,16 @@ GemmPlan local_gemm_plan(GemmShape shape, uint32_t elem_bytes, uint32_t tile_m, 
   p.c_addr = c_addr;
   p.workspace_addr = c_addr + (shape.m * shape.n * shape.batch * elem_bytes + 4095) / 4096 * 4096;
   p.retile = true;
-  const uint32_t n = p.tiles();
+  check_gemm_counts("local_gemm_plan", p.tiles_m(), p.tiles_n(), split_k, 1);
+  const auto n = static_cast<uint32_t>(p.tiles());
   p.stores.resize(n);
-  for (uint32_t b = 0; b < p.batch(); ++b) {  // products one after another, each grouped
+  for (uint64_t b = 0; b < p.batch(); ++b) {  // products one after another, each grouped
     const size_t first = p.order.size();
-    append_grouped_order(p.order, p.tiles_n(), 0, p.tiles_m(), group_m);
-    for (size_t i = first; i < p.order.size(); ++i) p.order[i] += b * p.tiles_per_batch();
+    append_grouped_order(p.order, static_cast<uint32_t>(p.tiles_n()), 0,
+                         static_cast<uint32_t>(p.tiles_m()), group_m);
+    for (size_t i = first; i < p.order.size(); ++i) {
+      p.order[i] += static_cast<uint32_t>(b * p.tiles_per_batch());
+    }
   }
   uint64_t addr = c_addr;
   for (uint32_t t = 0; t < n; ++t) {

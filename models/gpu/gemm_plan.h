@@ -53,18 +53,34 @@ struct GemmPlan {
   std::vector<uint32_t> order;
   std::vector<TileStore> stores;
 
-  uint32_t tiles_m() const { return static_cast<uint32_t>((shape.m + tile_m - 1) / tile_m); }
-  uint32_t tiles_n() const { return static_cast<uint32_t>((shape.n + tile_n - 1) / tile_n); }
-  uint32_t batch() const { return static_cast<uint32_t>(shape.batch); }
+  // Counts in 64 bits (a wide shape cannot wrap them); check_gemm_counts() bounds them before a
+  // plan or kernel holds per-tile state, so each tile id fits the 32-bit ids below.
+  uint64_t tiles_m() const { return shape.m / tile_m + (shape.m % tile_m != 0 ? 1 : 0); }
+  uint64_t tiles_n() const { return shape.n / tile_n + (shape.n % tile_n != 0 ? 1 : 0); }
+  uint64_t batch() const { return shape.batch; }
   // Tiles of one product; tile t belongs to product t / tiles_per_batch().
-  uint32_t tiles_per_batch() const { return tiles_m() * tiles_n(); }
-  uint32_t tiles() const { return tiles_per_batch() * batch(); }
+  uint64_t tiles_per_batch() const { return tiles_m() * tiles_n(); }
+  uint64_t tiles() const { return tiles_per_batch() * batch(); }
   // Operand panels: A row panels of every product, then B column panels of every product.
-  uint32_t panels() const { return (tiles_m() + tiles_n()) * batch(); }
+  uint64_t panels() const { return (tiles_m() + tiles_n()) * batch(); }
   uint64_t tile_rows(uint32_t t) const;
   uint64_t tile_cols(uint32_t t) const;
   uint64_t tile_bytes(uint32_t t) const { return tile_rows(t) * tile_cols(t) * elem_bytes; }
 };
+
+// Bounds of one GEMM in the kernel model. Its state grows with these counts (~80 B per
+// work-group: the plan's store and order entries and an L2 entry; 32 B per operand slice; 9 B per
+// WG slot and K phase), so they bound its memory (about 170 + 130 + 150 MB per simulated GPU at
+// the limits), and every 32-bit id below them is exact. models/system/gemm_limits.h refuses an
+// input beyond them before anything is built.
+inline constexpr uint64_t kMaxWorkGroups = uint64_t{1} << 21;     // output tiles x split-K
+inline constexpr uint64_t kMaxOperandSlices = uint64_t{1} << 22;  // (tile rows + cols) x phases
+inline constexpr uint64_t kMaxSlotPhases = uint64_t{1} << 24;     // WG slots x phases per WG
+
+// ModelError naming `who` when a GEMM of `tiles_m` x `tiles_n` tiles, split-K `split_k` and
+// `phases` K phases per work-group passes a bound above (products computed without wrapping).
+void check_gemm_counts(const char* who, uint64_t tiles_m, uint64_t tiles_n, uint64_t split_k,
+                       uint64_t phases);
 
 // Bytes of one split-K partial tile element (FP32 accumulators).
 inline constexpr uint32_t kPartialElemBytes = 4;

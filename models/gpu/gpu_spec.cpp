@@ -28,11 +28,11 @@ TileShape parse_tile(const ConfigNode& node) {
 
 }  // namespace
 
-uint32_t k_phases_for(const GpuSpec& spec, uint64_t k) {
+uint64_t k_phases_for(const GpuSpec& spec, uint64_t k) {
   if (spec.pipeline == Pipeline::kPhases) return spec.k_phases;
   const uint64_t group = spec.k_group != 0 ? spec.k_group : std::max<uint32_t>(1, spec.stages - 1);
   const uint64_t per_phase = group * spec.bk;
-  return static_cast<uint32_t>(std::max<uint64_t>(1, (k + per_phase - 1) / per_phase));
+  return std::max<uint64_t>(1, k / per_phase + (k % per_phase != 0 ? 1 : 0));
 }
 
 uint32_t lookahead_phases(const GpuSpec& spec) {

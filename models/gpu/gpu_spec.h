@@ -84,7 +84,7 @@ uint32_t matrix_rate(const GpuSpec& spec, Precision precision);
 std::string_view to_string(Precision precision);  // "fp16", "tf32", "fp32", "fp8"
 
 // Phases per WG for a K of `k` (one split) and phases requested ahead (>= 1), per the pipeline.
-uint32_t k_phases_for(const GpuSpec& spec, uint64_t k);
+uint64_t k_phases_for(const GpuSpec& spec, uint64_t k);
 uint32_t lookahead_phases(const GpuSpec& spec);
 
 Params gpu_params();

@@ -30,7 +30,7 @@ Duration estimate_time(const GpuSpec& spec, const GemmShape& shape, uint32_t ele
   const uint64_t slots = std::max<uint64_t>(1, static_cast<uint64_t>(cus) * spec.wgs_per_cu);
   const uint64_t waves = (tiles * split_k + slots - 1) / slots;
   // The kernel computes each split's K in k_phases_for() phases of ceil(K / phases) each.
-  const uint32_t per_wg = k_phases_for(spec, (shape.k + split_k - 1) / split_k);
+  const uint64_t per_wg = k_phases_for(spec, (shape.k + split_k - 1) / split_k);
   const uint64_t phases = static_cast<uint64_t>(split_k) * per_wg;
   const uint64_t k = (shape.k + phases - 1) / phases;
   const Duration wg =

@@ -52,6 +52,7 @@ class Hbm final : public Component, public common::MemTarget {
   uint64_t total_bytes() const { return stats_.total_bytes.value(); }
   size_t outstanding() const { return env_.outstanding; }  // queued + in service
   const std::vector<TimelineBin>& timeline() const { return stats_.timeline; }
+  Duration timeline_bin() const { return stats_.timeline_bin; }  // widened past 4096 bins
   const HbmStats& counters() const { return stats_; }
   const HbmConfig& config() const { return cfg_; }
   uint32_t channels() const { return cfg_.channels(); }

@@ -17,7 +17,9 @@ void declare_channel(Params& p) {
              "channel-level model does not simulate")
       .range(0.01, 1.0);
   p.optional("interleave", K::kBytes, "4 KiB",
-             "channel interleave granularity; a request must not cross a block")
+             "channel interleave granularity of the address map (a request must not cross a "
+             "block); not a fidelity knob: a coarser map puts a collective's pieces on fewer "
+             "channels")
       .at_least(1);
   p.optional("read_queue", K::kBytes, "2 MiB",
              "read queue capacity per channel in bytes (an empty queue accepts any request)")

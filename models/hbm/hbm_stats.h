@@ -40,14 +40,34 @@ struct HbmStats {
   Counter activations;  // bank fidelity: row activations
   Counter row_hits;     // bank fidelity: segments whose first chunk found its row open
   Counter retries;
+  // The timeline holds at most kMaxTimelineBins bins: when a transfer starts past the last one,
+  // the bin width doubles (neighbouring bins merge) until it fits, so a tiny bin or a long run
+  // takes bounded memory (4096 x 56 B per GPU); timeline_bin is the width in force.
+  static constexpr size_t kMaxTimelineBins = 4096;
   Duration timeline_bin;  // 0 = timeline off
   std::vector<TimelineBin> timeline;
 
   void on_service(Tick start, const common::MemRequest& r, uint64_t bytes) {
     if (timeline_bin.count_ps() == 0) return;
-    const size_t i = static_cast<size_t>(start.ps() / timeline_bin.count_ps());
+    uint64_t i = start.ps() / timeline_bin.count_ps();
+    while (i >= kMaxTimelineBins) {
+      coarsen_timeline();
+      i = start.ps() / timeline_bin.count_ps();
+    }
     if (i >= timeline.size()) timeline.resize(i + 1, TimelineBin{});
     timeline[i][static_cast<size_t>(r.cls)] += bytes;
+  }
+  // Doubles the bin width, adding each pair of bins into one.
+  void coarsen_timeline() {
+    for (size_t b = 0; b < timeline.size(); ++b) {
+      if (b % 2 == 0)
+        timeline[b / 2] = timeline[b];
+      else {
+        for (size_t c = 0; c < timeline[b].size(); ++c) timeline[b / 2][c] += timeline[b][c];
+      }
+    }
+    timeline.resize((timeline.size() + 1) / 2);
+    timeline_bin = timeline_bin * 2;
   }
   void on_complete(Tick now, const common::MemRequest& r) {
     PerClass& c = cls[static_cast<size_t>(r.cls)];

@@ -13,9 +13,10 @@ namespace {
 
 using Wide = U128;  // (sim/units.h) products of three 64-bit counts cannot wrap
 
-// Work-groups (tiles x split-K) and the K-phase slices of one tile row or column: below 2^31, so
-// the kernel's 32-bit counts and their sums stay exact.
-constexpr Wide kMaxCount = Wide{1} << 31;
+// The kernel's bounds (models/gpu/gemm_plan.h): they bound its memory per simulated GPU.
+constexpr Wide kMaxWgs = gpu::kMaxWorkGroups;
+constexpr Wide kMaxSlices = gpu::kMaxOperandSlices;
+constexpr Wide kMaxSlotPhases = gpu::kMaxSlotPhases;
 // Bytes of A, B, C (and a split-K workspace) on one GPU: far beyond any HBM, well inside 64 bits.
 constexpr Wide kMaxBytes = Wide{1} << 60;
 
@@ -48,19 +49,27 @@ std::string gemm_beyond_model(const gpu::GpuSpec& spec, const gpu::GemmShape& sh
   const Wide tiles_m = ceil_div(m, tile_m);
   const Wide tiles_n = ceil_div(n, tile_n);
   const Wide wgs = tiles_m * tiles_n * batch * split;  // over every product of a batch
-  if (wgs >= kMaxCount) {
-    return fmt::format("{} x {} tiles of {}x{}{} make {} work-groups, above the model's 2^31",
+  if (wgs > kMaxWgs) {
+    return fmt::format("{} x {} tiles of {}x{}{} make {} work-groups, above the model's {}",
                        text(tiles_m), text(tiles_n), tile_m, tile_n,
-                       split > 1 ? fmt::format(" (split-K up to {})", split) : "", text(wgs));
+                       split > 1 ? fmt::format(" (split-K up to {})", split) : "", text(wgs),
+                       text(kMaxWgs));
   }
-  const Wide per_phase = spec.pipeline == gpu::Pipeline::kPhases ? 0 : std::max(1u, spec.bk);
-  const Wide phases = per_phase == 0 ? Wide{spec.k_phases} : ceil_div(k, per_phase);
-  if ((tiles_m + tiles_n) * batch * phases >= kMaxCount) {
+  // The most phases (x splits) any split-K takes: each split rounds its share of K up once.
+  const Wide phases = gpu::k_phases_for(spec, shape.k) + split - 1;
+  if ((tiles_m + tiles_n) * batch * phases > kMaxSlices) {
     return fmt::format(
         "K = {} in {} phases over {} tile rows and columns makes {} operand "
-        "slices, above the model's 2^31",
+        "slices, above the model's {}",
         text(k), text(phases), text((tiles_m + tiles_n) * batch),
-        text((tiles_m + tiles_n) * batch * phases));
+        text((tiles_m + tiles_n) * batch * phases), text(kMaxSlices));
+  }
+  const Wide slots = Wide{spec.cus} * spec.wgs_per_cu;
+  if (slots * phases > kMaxSlotPhases) {
+    return fmt::format(
+        "K = {} in {} phases on {} WG slots makes {} phase slots, above the "
+        "model's {}",
+        text(k), text(phases), text(slots), text(slots * phases), text(kMaxSlotPhases));
   }
   const Wide workspace = split > 1 ? wgs * tile_m * tile_n * gpu::kPartialElemBytes : 0;
   const Wide bytes = (m * k + k * n + m * n) * e * batch + workspace;

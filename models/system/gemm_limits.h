@@ -1,7 +1,7 @@
-// The largest GEMM the GPU model can represent. Its kernel (models/gpu) counts output tiles,
-// split-K work-groups and K phases per tile row/column in 32 bits, and buffer sizes in 64-bit
-// bytes; a shape past those bounds would wrap and report a wrong time (or the never-finished
-// sentinel), so it is rejected before anything is simulated. The bounds take the smallest
+// The largest GEMM the GPU model simulates. Its kernel (models/gpu/gemm_plan.h) keeps state per
+// work-group, per operand slice and per WG slot and K phase, and bounds each count (that bounds
+// its memory, and keeps its 32-bit ids exact); buffer sizes are 64-bit bytes. A shape past those
+// bounds is rejected before anything is built, with the input named. The bounds take the smallest
 // macro-tile and the largest split-K the GPU preset allows (tile_select may pick either).
 // Contract: gemm_beyond_model() is "" exactly when every count fits; the check functions throw
 // ConfigError naming the input, the shape, the bound and the fix.

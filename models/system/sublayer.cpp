@@ -30,7 +30,7 @@ void keep_outputs(SublayerResult& r, Scenario& sc, const RunOptions& opts) {
   if (opts.timeline) {
     const auto& hbm = sc.system().hbm(0);
     r.timeline = hbm.timeline();
-    r.timeline_bin_us = hbm.config().timeline_bin.to_us();
+    r.timeline_bin_us = hbm.timeline_bin().to_us();
   }
   if (opts.stats) r.stats = sc.sim().dump(sc.system().resolved());
 }
@@ -73,9 +73,29 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
 }
 
 SublayerResult run_composed(const ModeRun& run) {
-  return run.mode.compose(run_piece(run.doc, run.spec, Piece::kGemm),
-                          run_piece(run.doc, run.spec, run.mode.rs_piece),
-                          run_piece(run.doc, run.spec, Piece::kAgCu));
+  RunOptions piece_opts;
+  piece_opts.stats = run.opts.stats;
+  const SublayerResult gemm = run_piece(run.doc, run.spec, Piece::kGemm, piece_opts);
+  const SublayerResult rs = run_piece(run.doc, run.spec, run.mode.rs_piece, piece_opts);
+  const SublayerResult ag = run_piece(run.doc, run.spec, Piece::kAgCu, piece_opts);
+  SublayerResult r = run.mode.compose(gemm, rs, ag);
+  if (!run.opts.stats) return r;
+  // Three separate simulations: one config, the sums of their clocks and events, and each run's
+  // stats tree under its name (conservation holds within each).
+  r.stats["config"] = gemm.stats["config"];
+  uint64_t ticks = 0, events = 0;
+  for (const SublayerResult* p : {&gemm, &rs, &ag}) {
+    ticks += p->stats["sim"]["ticks_ps"].get<uint64_t>();
+    events += p->stats["sim"]["events"].get<uint64_t>();
+  }
+  r.stats["sim"] = {{"ticks_ps", ticks},
+                    {"events", events},
+                    {"seed", gemm.stats["sim"]["seed"]},
+                    {"runs", "gemm, reduce_scatter and all_gather, each simulated alone from 0"}};
+  r.stats["stats"] = {{"gemm", gemm.stats["stats"]},
+                      {"reduce_scatter", rs.stats["stats"]},
+                      {"all_gather", ag.stats["stats"]}};
+  return r;
 }
 
 namespace {
@@ -88,7 +108,8 @@ CollOp op_of(Piece p) {
 
 // One isolated piece on a scenario whose GEMM buffers are allocated (collective pieces run on the
 // GEMM's output buffer, so they see the same HBM channel mapping as in the modes).
-SublayerResult run_piece_once(const ConfigDoc& doc, const SublayerSpec& s, Piece piece, bool fold) {
+SublayerResult run_piece_once(const ConfigDoc& doc, const SublayerSpec& s, Piece piece, bool fold,
+                              const RunOptions& opts) {
   SublayerResult r;
   Scenario sc(doc, s.seed, nullptr, fold);
   sc.allocate(s.shape, s.elem_bytes);
@@ -104,6 +125,7 @@ SublayerResult run_piece_once(const ConfigDoc& doc, const SublayerSpec& s, Piece
   }
   sc.run();
   absorb_into(r, sc);
+  keep_outputs(r, sc, opts);
   r.total_us =
       run ? (run->finished() - run->started()).to_us() : (sc.last_gemm_done() - Tick{}).to_us();
   if (piece == Piece::kGemm) r.gemm_us = r.total_us;
@@ -127,11 +149,13 @@ SublayerResult run_collective_once(const ConfigDoc& doc, const CollectiveJob& jo
 
 }  // namespace
 
-SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piece) {
+SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piece,
+                         const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   check_sublayer_collectives(doc);
   const bool fold = s.fold && can_fold(doc, piece);
-  SublayerResult r = folded_or_full(fold, [&](bool f) { return run_piece_once(doc, s, piece, f); });
+  SublayerResult r =
+      folded_or_full(fold, [&](bool f) { return run_piece_once(doc, s, piece, f, opts); });
   r.wall_s = seconds_since(t0);
   return r;
 }

@@ -43,7 +43,9 @@ struct RunOptions {
   std::string trace_path;         // Perfetto timeline of the main run ("" = off)
   TimelineOptions trace_options;  // its size bounds (sim/timeline.h)
   bool timeline = false;          // keep GPU 0's HBM traffic timeline
-  bool stats = false;             // keep the main run's full stats tree (Simulator::dump)
+  // Keep the main run's full stats tree (Simulator::dump); a mode composed of separate runs
+  // (ideal) keeps config, sim and each run's stats under its name.
+  bool stats = false;
 };
 
 struct SublayerResult {
@@ -79,8 +81,9 @@ void check_sublayer_collectives(const ConfigDoc& system_doc);
 SublayerResult run_sublayer(const ConfigDoc& system_doc, const SublayerSpec& spec, Mode mode,
                             const RunOptions& opts = {});
 
-// Result with total_us = the piece's time and its traffic/events.
-SublayerResult run_piece(const ConfigDoc& system_doc, const SublayerSpec& spec, Piece piece);
+// Result with total_us = the piece's time and its traffic/events (and its stats tree if asked).
+SublayerResult run_piece(const ConfigDoc& system_doc, const SublayerSpec& spec, Piece piece,
+                         const RunOptions& opts = {});
 
 // Collective operations and executors the mode runners and run_collective() use.
 enum class CollOp : uint8_t { kReduceScatter, kAllGather, kAllReduce };

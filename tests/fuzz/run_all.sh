@@ -29,7 +29,7 @@ build=${BUILD_DIR:-$repo/build-fuzz}
 parallel=${PARALLEL:-2}
 jobs=${JOBS:-2}
 timeout_s=${TIMEOUT_S:-10}
-all_targets=(fuzz_units fuzz_config fuzz_trace fuzz_kineto fuzz_sweep)
+all_targets=(fuzz_units fuzz_config fuzz_trace fuzz_kineto fuzz_sweep fuzz_simulate)
 targets=("$@")
 ((${#targets[@]} > 0)) || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -46,8 +46,16 @@ if ((duration > 0)); then
   cmake --build "$build" -j "$jobs" --target "${targets[@]}" || exit 2
 fi
 
-# Per-target libFuzzer settings: the longest input worth trying and the dictionary.
-max_len() { [[ $1 == fuzz_units ]] && echo 256 || echo 16384; }
+# Per-target libFuzzer settings: the longest input worth trying and the dictionary. JSON inputs
+# may reach 64 KiB (long "extends" chains, many ops, wide sweeps); fuzz_simulate keeps its inputs
+# small (it skips large work anyway) and units strings are short.
+max_len() {
+  case $1 in
+    fuzz_units) echo 256 ;;
+    fuzz_simulate) echo 16384 ;;
+    *) echo 65536 ;;
+  esac
+}
 dict() { [[ $1 == fuzz_units ]] && echo "$here/units.dict" || echo "$here/json.dict"; }
 
 run_one() {

@@ -4,7 +4,9 @@
 #  - output paths: a FIFO, a directory and /dev/full are refused, not replaced; a symbolic link is
 #    followed (the link stays, its target gets the file);
 #  - a sweep whose rows cannot be written (a file-size limit stands in for a full disk) stops
-#    with the path and the fix;
+#    with the path and the fix, in CSV and JSON Lines, and --resume repairs the torn last row;
+#  - an existing sweep output is refused without --resume or --force;
+#  - reproduce exits 2 when its figure script fails (here a FIFO where a PNG goes);
 #  - thread counts and integers out of range, stray arguments, duplicate JSON keys, numbers beyond
 #    a double, a GEMM beyond the model, "gpus" unset, too few CUs, --out naming a file.
 set -euo pipefail
@@ -57,10 +59,29 @@ cat >wide.json <<EOF
           "tokens": 1024},
  "axes": [{"path": "description", "values": ["$long"]}]}
 EOF
-# Files may grow to 2 KiB: the header fits, the first 3 KB row does not (EFBIG, as ENOSPC would).
-expect 2 "wide.csv: /: cannot append the row of point 0" \
-  bash -c 'trap "" XFSZ; ulimit -f 2; exec "$0" sweep wide.json --out wide.csv --jobs 1' "$t3sim"
-grep -qF -- "--resume" "$tmp/err" || fail "the message does not say how to go on"
+# Files may grow to 2 KiB: the header fits, the first 3 KB row does not (EFBIG, as ENOSPC would):
+# the write stops part-way, leaving a torn last row. Exit 2 (no abort), in CSV and JSON Lines; a
+# --resume once there is room repairs the file to exactly what an undisturbed run writes.
+for ext in csv jsonl; do
+  expect 2 "wide.$ext: /: cannot append the row of point 0" \
+    bash -c 'trap "" XFSZ; ulimit -f 2; exec "$0" sweep wide.json --out "$1" --jobs 1' "$t3sim" \
+    "wide.$ext"
+  grep -qF -- "--resume" "$tmp/err" || fail "the message does not say how to go on ($ext)"
+  [[ -n $(tail -c 1 "wide.$ext") ]] || fail "no torn last row to repair ($ext)"
+  expect 0 "" "$t3sim" sweep wide.json --out "wide.$ext" --jobs 1 --resume
+  expect 0 "" "$t3sim" sweep wide.json --out "fresh.$ext" --jobs 1
+  cmp -s "wide.$ext" "fresh.$ext" || fail "--resume after a full disk differs from a fresh run ($ext)"
+done
+
+# An existing result file is neither continued nor replaced unless asked: exit 2, file untouched.
+echo keep >old.csv
+expect 2 "--out: 'old.csv' exists; rerun with --resume to continue that sweep, --force to replace" \
+  "$t3sim" sweep "$tiny" --out old.csv
+[[ $(cat old.csv) == keep ]] || fail "sweep overwrote an existing --out"
+expect 2 "--resume keeps the rows of --out and --force replaces them" \
+  "$t3sim" sweep "$tiny" --out old.csv --resume --force
+expect 0 "" "$t3sim" sweep wide.json --out fresh.csv --jobs 1 --force
+cmp -s wide.csv fresh.csv || fail "--force did not replace the file with the sweep's rows"
 
 # ---- thread counts, integers, stray words ----------------------------------------------------------
 expect 2 "'-1' for option '--jobs' is invalid: give an integer in [0, 256]" \
@@ -95,6 +116,31 @@ expect 2 "/collectives/channels: collectives.channels is 16 but gpu.cus is 8" \
   "$t3sim" "${sub[@]}" --set gpu.cus=8
 expect 2 "/collectives/executor" "$t3sim" "${sub[@]}" --set collectives.executor=dma
 echo keep >afile
-expect 2 "--out: /: 'afile' exists and is not a folder" "$t3sim" reproduce --out afile
+expect 2 "--out: 'afile' exists and is not a folder" "$t3sim" reproduce --out afile
 [[ $(cat afile) == keep ]] || fail "--out file changed"
+# ---- reproduce: a figure that cannot be written is an error, not exit 0 ------------------------------
+# (plot_t3.py runs as a child; its own messages come first, t3sim's one line last.)
+if /usr/bin/python3 -c 'import matplotlib, numpy' 2>/dev/null; then
+  cat >exp.json <<'EOF'
+{"kind": "experiment", "name": "tiny-repro", "system": "t3-ring-{tp}",
+ "fig16": {"models": ["mega-gpt2"], "tp": [8], "sublayers": ["fc2", "op"],
+           "modes": ["sequential", "ideal", "ideal-nmc", "t3", "t3-mca"]},
+ "large_models": {"models": ["mega-gpt2"], "tp": [8], "sublayers": ["fc2"],
+                  "modes": ["sequential", "t3", "t3-mca"]},
+ "fig6": {"ar_cus": [8, 16]}, "fig17": {"model": "mega-gpt2", "tp": 8, "sublayer": "fc2"},
+ "e2e": {"non_sliced_share": 0.42},
+ "paper": {"fig16": {"t3": {"geomean": 20, "max": 39}},
+           "data_movement": {"geomean_reduction_pct": 22}}}
+EOF
+  mkdir repro
+  mkfifo repro/fig16.png
+  got=0
+  timeout 300 "$t3sim" reproduce --experiment exp.json --out repro --jobs 2 >"$tmp/out" \
+    2>"$tmp/err" </dev/null || got=$?
+  [[ $got -eq 2 ]] || fail "reproduce with a failing figure exited $got, expected 2"
+  tail -n 1 "$tmp/err" | grep -qF "repro: /: figures not drawn: tools/plot_t3.py exited with status 1" ||
+    fail "reproduce: no line naming the failed figures"
+  [[ -p repro/fig16.png ]] || fail "reproduce replaced the FIFO fig16.png"
+  [[ -s repro/summary.json && -s repro/run.json ]] || fail "reproduce: tables not written"
+fi
 echo "reliability_cli_test: ok"

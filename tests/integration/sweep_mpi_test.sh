@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # MPI-distributed `t3sim sweep`: a 2-rank run (mpirun -np 2) of configs/sweeps/tiny.json writes
 # the same bytes as --jobs 1 and --jobs 2 (CSV and JSON Lines), really ran on 2 ranks, and a 2-rank
-# --resume after a torn write ends with the same bytes. Skips (exit 0, with a message) when mpirun
+# --resume after a torn write ends with the same bytes; rank 0 failing to write ends every rank
+# with exit 2 instead of hanging. Skips (exit 0, with a message) when mpirun
 # is missing, cannot start 2 ranks here, or t3sim was built without MPI.
 # Usage: tests/integration/sweep_mpi_test.sh PATH/TO/t3sim [SPEC]
 set -euo pipefail
@@ -59,5 +60,19 @@ cmp -s "$WORK/j1.csv" "$WORK/resume.csv" || {
   diff "$WORK/j1.csv" "$WORK/resume.csv" | head -20 >&2
   fail "2-rank --resume differs from a fresh run"
 }
+
+# Rank 0 failing to write its output (here a FIFO in the way; a file-size limit cannot stand in for
+# a full disk under mpirun, whose own shared-memory files it breaks) must end every rank with exit 2
+# and the message, not leave rank 1 blocked in MPI (a hang, caught here by `timeout`). The same
+# path (one rank's exception -> MPI_Abort with its exit status) handles a row that cannot be
+# appended mid-run.
+mkfifo "$WORK/fifo.csv"
+rc=0
+timeout 120 "${MPIRUN[@]}" "$T3SIM" sweep "$SPEC" --out "$WORK/fifo.csv" --jobs 1 \
+  >"$WORK/fifo.log" 2>&1 || rc=$?
+[[ $rc -ne 124 ]] || fail "2-rank sweep hung after rank 0 failed to write"
+[[ $rc -eq 2 ]] || fail "2-rank sweep to a FIFO exited $rc, want 2: $(tail -c 600 "$WORK/fifo.log")"
+grep -qF "fifo.csv: /: is a FIFO" "$WORK/fifo.log" || fail "no message naming the file"
+[[ -p $WORK/fifo.csv ]] || fail "the FIFO was replaced"
 
 echo "sweep_mpi_test: ok ($(($(wc -l <"$WORK/j1.csv") - 1)) points, CSV and JSON Lines, resume)"

@@ -143,5 +143,48 @@ TEST_F(JsonLimits, GigabyteConfigAndTraceFiles) {
   EXPECT_TRUE(rejects<ConfigError>([&] { read_json_file(p); }, "MiB"));
 }
 
+// "[{},{},...]": 3 bytes of text per value, ~100 bytes of memory once parsed.
+std::string empty_objects(size_t n) {
+  std::string text = "[";
+  text.reserve(3 * n + 2);
+  for (size_t i = 0; i < n; ++i) text += i == 0 ? "{}" : ",{}";
+  return text + "]";
+}
+
+// Bytes alone do not bound memory: 12 MiB of empty objects (far under the 256 MiB file limit)
+// would take ~400 MB parsed; the check pass refuses it before the parse allocates anything, with
+// the pointer of the value where the estimate crossed the limit. A smaller document of the same
+// shape reads as before.
+TEST_F(JsonLimits, ManySmallValuesAreBoundedByMemoryNotBytes) {
+  const std::string text = empty_objects(4'000'000);
+  ASSERT_LT(text.size(), kMaxJsonFileBytes);
+  const fs::path p = write("many.json", text);
+  try {
+    read_json_file(p);
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), p.string());
+    EXPECT_EQ(e.pointer().rfind("/", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("256 MiB of memory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("split it"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(rejects<ConfigError>([&] { load_config(p); }, "MiB of memory"));
+  EXPECT_TRUE(rejects<ConfigError>([&] { workload::read_trace(p); }, "MiB of memory"));
+  EXPECT_TRUE(rejects<ConfigError>([&] { try_parse_json(text, "--set", "/q"); }, "--set: /q/"));
+  const std::string small = empty_objects(100'000);
+  EXPECT_EQ(read_json_file(write("small.json", small)), nlohmann::json::parse(small));
+}
+
+// One long string is copied a few times while it is read and resolved: over 16 MiB is refused,
+// by a scan of the text before the lexer copies it, naming its byte offset; 16 MiB is read.
+TEST_F(JsonLimits, LongStringsAreRefused) {
+  const std::string at_limit(std::size_t{16} << 20, 'x');  // sim/json_file.cpp's bound
+  const fs::path p = write("long.json", "{\"a\": [1, \"" + at_limit + "y\"]}");
+  EXPECT_TRUE(
+      rejects<ConfigError>([&] { read_json_file(p); }, "a string at byte 10 is over 16 MiB"));
+  EXPECT_EQ(read_json_file(write("ok.json", "[\"" + at_limit + "\"]"))[0].get<std::string>().size(),
+            at_limit.size());
+}
+
 }  // namespace
 }  // namespace t3sim::reliability

@@ -43,7 +43,10 @@ json gemm_trace(json shape) {
 TEST(GemmLimits, TileCountsThatWouldWrapAreRejected) {
   const gpu::GpuSpec spec = system::system_gpu_spec(ring8());
   EXPECT_EQ(system::gemm_beyond_model(spec, {8192, 4096, 4096}, 2), "");
-  EXPECT_EQ(system::gemm_beyond_model(spec, {uint64_t{1} << 22, uint64_t{1} << 22, 4096}, 2), "");
+  // 2^11 x 2^10 tiles of 128: the model's bound of 2^21 work-groups, exactly.
+  EXPECT_EQ(system::gemm_beyond_model(spec, {uint64_t{1} << 18, uint64_t{1} << 17, 4096}, 2), "");
+  // 2^30 tiles fit 32 bits but would hold ~80 GB of per-tile state per GPU: refused.
+  EXPECT_NE(system::gemm_beyond_model(spec, {uint64_t{1} << 22, uint64_t{1} << 22, 4096}, 2), "");
   // 2^39 rows: 2^32 tile rows of 128, which wrapped to 0 tiles and a Tick::max() "duration".
   EXPECT_NE(system::gemm_beyond_model(spec, {uint64_t{1} << 39, 4096, 4096}, 2), "");
   EXPECT_NE(system::gemm_beyond_model(spec, {4096, 4096, uint64_t{1} << 50}, 2), "");

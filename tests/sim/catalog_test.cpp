@@ -54,7 +54,7 @@ TEST_F(CatalogTest, UnknownNameSuggestsTheNearestAndListsAll) {
   const Catalog c("system", dir_ / "systems", "--system");
   EXPECT_THROW(c.resolve("dgx-a10"), ConfigError);
   EXPECT_EQ(message_of(c, "dgx-a10"),
-            "--system: /: unknown system 'dgx-a10' (did you mean 'dgx-a100'?); available: "
+            "--system: unknown system 'dgx-a10' (did you mean 'dgx-a100'?); available: "
             "dgx-a100, dgx-h100, mi210-4; give a name from that list or the path of a file");
   EXPECT_EQ(message_of(c, "zzzzzzzzzzzz").find("did you mean"), std::string::npos);
 }

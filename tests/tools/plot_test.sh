@@ -164,6 +164,42 @@ grep -q 'fig16.csv' "$WORK/err.txt" || fail "no skip message for the missing fig
 expect_rc 2 "$PY" "$PLOT_T3" "$WORK/no-such-dir"
 [[ $(wc -l <"$WORK/err.txt") -eq 1 ]] || fail "missing-dir error is not one line"
 
+# A PNG name that is a symbolic link keeps the link (its target gets the image, as t3sim's C++
+# writer does); a FIFO in its place is refused (exit 1, other figures drawn), not replaced.
+LINKED="$WORK/linked"
+mkdir -p "$LINKED/real"
+cp "$REPRO/fig6.csv" "$REPRO/e2e.csv" "$LINKED/"
+ln -s real/target.png "$LINKED/fig6.png"
+mkfifo "$LINKED/e2e.png"
+expect_rc 1 "$PY" "$PLOT_T3" "$LINKED"
+[[ -L $LINKED/fig6.png ]] || fail "the symbolic link fig6.png was replaced"
+check_png "$LINKED/real/target.png"
+[[ -p $LINKED/e2e.png ]] || fail "the FIFO e2e.png was replaced"
+grep -q 'e2e.png: not a regular file' "$WORK/err.txt" || fail "no message for the FIFO"
+if find "$LINKED" -name '*.tmp' | grep -q .; then fail "temporary files left in $LINKED"; fi
+
+# SIGTERM (what t3sim's death sends the script) ends it without leaving a temporary file: the
+# handler turns it into SystemExit, which save_atomic's cleanup sees. The script signals itself at
+# its first savefig, so the signal lands inside the write.
+TERM_DIR="$WORK/term"
+mkdir -p "$TERM_DIR"
+cp "$REPRO/fig6.csv" "$TERM_DIR/"
+rc=0
+"$PY" - "$PLOT_T3" "$TERM_DIR" <<'EOF' 2>"$WORK/err.txt" || rc=$?
+import os, runpy, signal, sys
+import matplotlib.figure
+real = matplotlib.figure.Figure.savefig
+def savefig(self, *a, **k):
+    os.kill(os.getpid(), signal.SIGTERM)  # handled at the next bytecode: inside the write
+    return real(self, *a, **k)
+matplotlib.figure.Figure.savefig = savefig
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+EOF
+[[ $rc -eq 143 ]] || { cat "$WORK/err.txt" >&2; fail "SIGTERM: exit $rc, want 143"; }
+if find "$TERM_DIR" -name '*.tmp' | grep -q .; then fail "SIGTERM left a temporary file"; fi
+[[ ! -e $TERM_DIR/fig6.png ]] || fail "SIGTERM still wrote fig6.png"
+
 # ---- synthetic sweep ------------------------------------------------------------------------
 SWEEP="$WORK/sweep.csv"
 "$PY" - "$SWEEP" <<'EOF'

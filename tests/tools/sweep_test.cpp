@@ -292,5 +292,27 @@ TEST(Sweep, WithoutResumeAnExistingFileIsReplaced) {
   EXPECT_EQ(slurp(d / "old.csv"), slurp(d / "fresh.csv"));
 }
 
+// A spec edited between runs (an axis value changed, so the header stays the same): --resume
+// keeps only the rows whose axis values are the spec's for their index and reruns the others, so
+// the result equals a fresh run of the edited spec, in CSV and JSON Lines.
+TEST(Sweep, ResumeRerunsRowsWhoseAxisValuesChanged) {
+  const fs::path d = temp_dir();
+  nlohmann::json edited = nlohmann::json::parse(slurp(kTiny));
+  edited["axes"][0]["values"][1] = "3 TB/s";  // points 4..7 (the first axis is the slowest)
+  write(d / "edited.json", edited.dump());
+  for (const char* ext : {".csv", ".jsonl"}) {
+    const fs::path old_run = d / (std::string("old") + ext);
+    const fs::path fresh = d / (std::string("fresh") + ext);
+    ASSERT_EQ(sweep(kTiny, old_run, 2), 8u);
+    ASSERT_EQ(sweep(d / "edited.json", fresh, 2), 8u);
+    const SweepSpec s =
+        read_sweep(env(), load_config((d / "edited.json").string(), {kSource / "configs"}));
+    const SweepRun r = run_sweep(env(), s, SweepRequest{old_run, 2, true, nullptr, nullptr});
+    EXPECT_EQ(r.run_now, 4u) << ext;
+    EXPECT_EQ(r.stale, 4u) << ext;
+    EXPECT_EQ(slurp(old_run), slurp(fresh)) << ext;
+  }
+}
+
 }  // namespace
 }  // namespace t3sim::studies

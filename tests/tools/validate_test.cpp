@@ -66,6 +66,15 @@ TEST(ValidationCsv, RejectsMalformedRows) {
   expect_row_error([&] { load_gemm_csv(zero); }, zero, 2, "m 0");
   const auto head = write_temp("head.csv", "# x\nsize,time\n1,2\n");
   expect_row_error([&] { load_collective_csv(head); }, head, 2, "unknown header");
+  // A file named by mistake (a private one) is refused without echoing its first line.
+  const auto secret = write_temp("secret.csv", "root:s3cr3t-hash:19000:0:99999:7:::\n");
+  try {
+    load_gemm_csv(secret);
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown header"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("s3cr3t"), std::string::npos) << e.what();
+  }
   const auto coll =
       write_temp("coll.csv", "size_bytes,time_us,algbw_gbps,busbw_gbps\n1024,1.0,2.0,3.5x\n");
   expect_row_error([&] { load_collective_csv(coll); }, coll, 2, "busbw_gbps");

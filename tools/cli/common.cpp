@@ -28,11 +28,18 @@ std::int64_t parse_integer_option(const std::string& text, std::int64_t lo, std:
 void check_output_dir(const std::string& flag, const std::filesystem::path& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);  // follows links
-  if (ec || !std::filesystem::exists(status) || std::filesystem::is_directory(status)) return;
-  throw ConfigError(flag, "",
-                    "'" + path.string() +
-                        "' exists and is not a folder; name a folder for the results (it is "
-                        "created if missing)");
+  if (std::filesystem::exists(status) && !std::filesystem::is_directory(status)) {
+    throw ConfigError(flag, "",
+                      "'" + path.string() +
+                          "' exists and is not a folder; name a folder for the results (it is "
+                          "created if missing)");
+  }
+  std::filesystem::create_directories(path, ec);
+  if (ec) {
+    throw ConfigError(flag, "",
+                      "cannot create the folder '" + path.string() + "': " + ec.message() +
+                          "; name a folder you can write to");
+  }
 }
 
 namespace {

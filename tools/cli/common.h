@@ -47,7 +47,8 @@ IntegerValue<T>* integer(T* store, T lo, T hi) {
 }
 
 // Before any work: `path`, given with `flag` ("--out"), must be a folder or not exist yet (it is
-// created); an existing file or other non-folder there is a ConfigError naming the flag.
+// created now); an existing file or other non-folder there, or a folder that cannot be created
+// (/proc/x, no permission), is a ConfigError naming the flag.
 void check_output_dir(const std::string& flag, const std::filesystem::path& path);
 
 // Parses `args` against `desc` (+ positional), prints help and returns false on --help.

@@ -1,10 +1,13 @@
 // `t3sim reproduce [t3] [--out DIR] [--experiment FILE] [--jobs N] [--ablation]`: the main job.
 // Runs the reproduction through the studies library, shows progress on a terminal, then draws the
-// figures with tools/plot_t3.py.
+// figures with tools/plot_t3.py in a child process (cli/child_process.h): its failure or a signal
+// is an error (exit 2), and it never outlives t3sim.
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
+#include <string>
 
+#include "cli/child_process.h"
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "sim/errors.h"
@@ -14,20 +17,32 @@
 namespace t3sim::cli {
 namespace {
 
-// Draws the figures from the written tables; returns the seconds spent (a note if not drawn).
+// tools/plot_t3.py's exit status when matplotlib (or numpy) is missing: a note, not a failure.
+constexpr int kNoMatplotlib = 3;
+
+// Draws the figures from the written tables; returns the seconds spent. A missing python3 or
+// matplotlib is a note (the tables are complete); a failing or killed script (a full disk,
+// Ctrl-C) is an error naming the folder, so the run does not end with exit 0.
 double plot(const Env& env, const std::filesystem::path& dir) {
-  const std::string cmd = "/usr/bin/python3 '" +
-                          (env.source_dir / "tools" / "plot_t3.py").string() + "' '" +
-                          dir.string() + "'";
   const auto t0 = std::chrono::steady_clock::now();
-  const bool drawn = std::system(cmd.c_str()) == 0;
+  const ChildExit e = run_child(
+      {"/usr/bin/python3", (env.source_dir / "tools" / "plot_t3.py").string(), dir.string()});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!drawn) {
+  if (e.ok()) return s;
+  if (e.exited && (e.code == kNoMatplotlib || e.code == 127)) {
     std::fprintf(stderr,
                  "t3sim reproduce: note: figures not drawn (needs /usr/bin/python3 with "
                  "matplotlib; run tools/bootstrap.sh)\n");
+    return s;
   }
-  return s;
+  const std::string how = e.exited ? "exited with status " + std::to_string(e.code)
+                                   : "was killed by signal " + std::to_string(e.signal) + " (" +
+                                         strsignal(e.signal) + ")";
+  throw ConfigError(dir.string(), "",
+                    "figures not drawn: tools/plot_t3.py " + how +
+                        " (its messages are above: a full disk?); the tables are written, draw "
+                        "the figures again with /usr/bin/python3 tools/plot_t3.py " +
+                        dir.string());
 }
 
 }  // namespace

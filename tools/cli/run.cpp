@@ -121,7 +121,7 @@ void describe_run(bool json) {
 void validate_run(const Env& env, const ConfigDoc& doc) {
   const RunDoc r = read_run(env, doc);
   const int gpus = system::system_gpus(r.system);
-  choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens);
+  choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens, doc.file);
 }
 
 int cmd_run(const Args& args, const Env& env) {
@@ -142,7 +142,7 @@ int cmd_run(const Args& args, const Env& env) {
   const ConfigDoc doc = load_config(file, {env.configs_dir});
   const RunDoc r = read_run(env, doc);
   const int gpus = system::system_gpus(r.system);
-  SublayerChoice c = choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens);
+  SublayerChoice c = choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens, doc.file);
   c.spec.seed = r.seed;
   check_traceable(opts.trace_path, r.mode);
   opts.stats = true;

@@ -1,10 +1,13 @@
-// `t3sim sweep SPEC --out FILE [--jobs N] [--resume]`: runs every point of a sweep spec on N
-// threads (each point its own Simulator), appending rows as points finish; with MPI (mpirun -np K)
-// points are split across ranks and rank 0 writes. The final file is ordered by point index and
-// byte-identical for any N and K. Progress on stderr (cli/progress.h) on a terminal only.
+// `t3sim sweep SPEC --out FILE [--jobs N] [--resume | --force]`: runs every point of a sweep spec
+// on N threads (each point its own Simulator), appending rows as points finish; with MPI (mpirun
+// -np K) points are split across ranks and rank 0 writes. The final file is ordered by point index
+// and byte-identical for any N and K. An existing FILE is continued (--resume), replaced (--force)
+// or refused before any work. Progress on stderr (cli/progress.h) on a terminal only; axes that
+// change no result are reported (tools/studies/sweep_insight.h).
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -32,6 +35,27 @@ void warn_inert_axes(const Env& env, const SweepSpec& spec, const std::string& o
   }
 }
 
+// Before any work: an existing results file is neither continued nor replaced unless asked.
+void refuse_existing(const std::string& out, bool resume, bool force) {
+  if (resume && force) {
+    throw UsageError("--resume keeps the rows of --out and --force replaces them: give one");
+  }
+  std::error_code ec;
+  if (resume || force || !std::filesystem::is_regular_file(out, ec)) return;
+  throw ConfigError("--out", "",
+                    "'" + out +
+                        "' exists; rerun with --resume to continue that sweep, --force to "
+                        "replace it, or name another file");
+}
+
+void report_stale(size_t stale) {
+  if (stale == 0) return;
+  std::fprintf(stderr,
+               "sweep: %zu row(s) of --out had axis values other than the spec's (was the spec "
+               "changed?); those points were run again\n",
+               stale);
+}
+
 }  // namespace
 
 int cmd_sweep(const Args& args, const Env& env) {
@@ -41,22 +65,36 @@ int cmd_sweep(const Args& args, const Env& env) {
   desc.add_options()("spec", po::value(&spec_path)->required(), "sweep spec (kind: sweep)")(
       "out", po::value(&out)->required(), "results file (.csv, or .jsonl for JSON Lines)")(
       "jobs,j", integer(&jobs, 0u, studies::kMaxThreads)->default_value(0),
-      "threads per process, 1..256 (0 = all cores)")("resume", po::bool_switch(),
-                                                     "skip points already in --out")(
+      "threads per process, 1..256 (0 = all cores)")(
+      "resume", po::bool_switch(), "keep the rows already in --out and run the other points")(
+      "force", po::bool_switch(), "replace an existing --out")(
       "quiet,q", po::bool_switch(), "no progress line (it is shown only on a terminal)");
   po::positional_options_description pos;
   pos.add("spec", 1);
   po::variables_map vm;
-  if (!parse_options(args, desc, vm, &pos, "t3sim sweep SPEC --out FILE [--jobs N] [--resume]")) {
+  if (!parse_options(args, desc, vm, &pos,
+                     "t3sim sweep SPEC --out FILE [--jobs N] [--resume | --force]")) {
     return 0;
   }
+  refuse_existing(out, vm["resume"].as<bool>(), vm["force"].as<bool>());
   MpiSession mpi;
   const ConfigDoc doc = load_config(spec_path, {env.configs_dir});
   const SweepSpec spec = read_sweep(env, doc);
   const unsigned threads = jobs == 0 ? std::max(1u, studies::default_threads() / mpi.size()) : jobs;
   if (mpi.size() > 1) {
-    const MpiSweepResult r = run_sweep_mpi(env, spec, out, vm["resume"].as<bool>(), threads, mpi);
+    MpiSweepResult r;
+    try {
+      r = run_sweep_mpi(env, spec, out, vm["resume"].as<bool>(), threads, mpi);
+    } catch (const std::exception& e) {
+      // The other ranks wait for this one in MPI calls: say why, then end them all.
+      const bool input = dynamic_cast<const ConfigError*>(&e) != nullptr ||
+                         dynamic_cast<const UsageError*>(&e) != nullptr;
+      std::fprintf(stderr, "t3sim sweep: %s%s (rank %u of %u)\n",
+                   input ? "" : "internal error: ", e.what(), mpi.rank(), mpi.size());
+      mpi.abort(input ? 2 : 1);
+    }
     if (mpi.rank() != 0) return 0;
+    report_stale(r.stale);
     warn_inert_axes(env, spec, out);
     std::printf(
         "sweep %s: %zu points (%zu run now) in %.2f s, %.2f points/s, %u ranks x %u thread(s) -> "
@@ -76,7 +114,8 @@ int cmd_sweep(const Args& args, const Env& env) {
     line.emplace("sweep", "points", progress_shown(env.stderr_is_tty, vm["quiet"].as<bool>()), a);
   };
   req.on_point = [&] { line->update(++done, total); };
-  run_sweep(env, spec, req);
+  const SweepRun run = run_sweep(env, spec, req);
+  report_stale(run.stale);
   warn_inert_axes(env, spec, out);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("sweep %s: %zu points (%zu run now) in %.2f s, %.2f points/s, %u thread(s) -> %s\n",

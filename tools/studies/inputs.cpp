@@ -40,8 +40,22 @@ workload::Pass ar_pass(workload::Sublayer s) {
                                                                          : workload::Pass::kBwd;
 }
 
+namespace {
+
+// The workload library names the value it rejects by a pointer of no file ("/tp"); say where the
+// value came from instead: `origin`'s pointer, or the command-line flag of that name.
+[[noreturn]] void rethrow_from(const ConfigError& e, const std::string& origin) {
+  if (!e.file().empty()) throw e;
+  if (!origin.empty()) throw ConfigError(origin, e.pointer(), e.message());
+  const std::string flag = "--" + e.pointer().substr(e.pointer().rfind('/') + 1);
+  throw ConfigError(flag, "", e.message());
+}
+
+}  // namespace
+
 SublayerChoice choose_sublayer(const Env& env, const std::string& model, int tp,
-                               const std::string& sublayer, int64_t tokens) {
+                               const std::string& sublayer, int64_t tokens,
+                               const std::string& origin) {
   SublayerChoice c;
   c.model = workload::load_model_by_name(model, env.configs_dir / "models");
   const auto sl = workload::parse_sublayer(sublayer);
@@ -51,7 +65,12 @@ SublayerChoice choose_sublayer(const Env& env, const std::string& model, int tp,
   c.sublayer = *sl;
   c.pass = ar_pass(*sl);
   c.tokens = tokens > 0 ? tokens : c.model.seq_len * c.model.micro_batch;
-  const workload::T3Sublayer t = workload::t3_sublayer(c.model, tp, c.tokens, c.sublayer, c.pass);
+  workload::T3Sublayer t{};
+  try {
+    t = workload::t3_sublayer(c.model, tp, c.tokens, c.sublayer, c.pass);
+  } catch (const ConfigError& e) {
+    rethrow_from(e, origin);
+  }
   c.spec.shape = gpu::GemmShape{static_cast<uint64_t>(t.gemm.m), static_cast<uint64_t>(t.gemm.n),
                                 static_cast<uint64_t>(t.gemm.k)};
   c.spec.elem_bytes = 2;

@@ -33,8 +33,11 @@ struct SublayerChoice {
 };
 
 // Model name + TP + sublayer name ("op", "fc2", "fc1", "ip") + tokens (0 = model default).
+// `origin` is the file the values came from (its errors keep their JSON pointer, "/tp"); "" means
+// command-line flags, and an error names the flag ("--tp") instead of a pointer of no file.
 SublayerChoice choose_sublayer(const Env& env, const std::string& model, int tp,
-                               const std::string& sublayer, int64_t tokens);
+                               const std::string& sublayer, int64_t tokens,
+                               const std::string& origin = "");
 
 // The pass whose GEMM feeds the all-reduce: OP/FC-2 forward, FC-1/IP backward (input gradient).
 workload::Pass ar_pass(workload::Sublayer s);

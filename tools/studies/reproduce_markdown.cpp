@@ -179,10 +179,10 @@ std::string report_markdown(const Reproduction& rep, const nlohmann::ordered_jso
   const nlohmann::json& paper = rep.exp.paper;
   std::string md = fmt::format("# T3 reproduction ({})\n\n", rep.exp.name);
   md += fmt::format(
-      "{} points, {} simulated events, {:.2f} s wall on {} threads. Speedup % = "
+      "{} points, {} simulated events (wall time and threads: run.json). Speedup % = "
       "(T_sequential / T_mode - 1) x 100; geomeans over points. Paper numbers: "
       "t3-paper.md §6 and §8 (mostly [secondary R1]).\n\n",
-      rep.points.size(), rep.events, rep.wall_s, rep.threads);
+      rep.points.size(), rep.events);
   md += "## Fig. 16: sublayer speedups (Mega-GPT-2, T-NLG; TP 8, 16)\n\n";
   md += "| quantity | t3sim | paper | difference |\n|---|---:|---:|---:|\n";
   for (const auto& [mode, v] : s["fig16"].items()) {

@@ -163,7 +163,13 @@ Reproduction run_reproduction(const Env& env, const ReproductionRequest& req) {
   Reproduction rep;
   rep.exp = read_experiment(env, doc);
   rep.dir = req.out.empty() ? std::filesystem::path("results") / rep.exp.name : req.out;
-  std::filesystem::create_directories(rep.dir);
+  std::error_code ec;
+  std::filesystem::create_directories(rep.dir, ec);
+  if (ec) {
+    throw ConfigError(rep.dir.string(), "",
+                      "cannot create the results folder: " + ec.message() +
+                          "; name a folder you can write to with --out");
+  }
   add_points(env, rep.exp, rep.exp.fig16, false, rep.points);
   add_points(env, rep.exp, rep.exp.large, true, rep.points);
   rep.threads = req.threads == 0 ? default_threads() : req.threads;

@@ -1,6 +1,7 @@
 #include "tools/studies/sweep_runner.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <utility>
@@ -30,6 +31,12 @@ MpiSession::MpiSession() {
 
 MpiSession::~MpiSession() {
   if (active_) MPI_Finalize();
+}
+
+void MpiSession::abort(int code) {
+  std::fflush(nullptr);
+  if (active_) MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
 }
 
 namespace {
@@ -116,13 +123,18 @@ MpiSweepResult run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::s
   }
   output->finalize();
   return MpiSweepResult{
-      n, run_now, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+      n, run_now, output->stale(),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
 }
 
 #else
 
 MpiSession::MpiSession() = default;
 MpiSession::~MpiSession() = default;
+void MpiSession::abort(int code) {
+  std::fflush(nullptr);
+  std::exit(code);
+}
 
 MpiSweepResult run_sweep_mpi(const Env&, const SweepSpec&, const std::string&, bool, unsigned,
                              MpiSession&) {

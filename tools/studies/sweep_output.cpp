@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -77,15 +78,43 @@ void SweepOutput::load_existing() {
       }
       continue;
     }
-    size_t index = 0;
-    try {
-      index = jsonl_ ? nlohmann::json::parse(line).at("index").get<size_t>()
-                     : std::stoul(line.substr(0, line.find(',')));
-    } catch (const std::exception&) {
-      continue;  // unparsable fragment: rerun that point
+    const std::optional<size_t> index = row_index(line);
+    if (!index) continue;  // unparsable fragment: rerun that point
+    if (matches_spec(*index, line)) {
+      rows_[*index] = line;
+    } else {
+      ++stale_;  // written for other axis values (the spec changed): rerun that point
     }
-    if (index < spec_.points()) rows_[index] = line;
   }
+}
+
+std::optional<size_t> SweepOutput::row_index(const std::string& line) const {
+  try {
+    if (jsonl_) return nlohmann::json::parse(line).at("index").get<size_t>();
+    const std::string field = line.substr(0, line.find(','));
+    size_t used = 0;
+    const size_t index = std::stoul(field, &used);
+    if (used != field.size()) return std::nullopt;
+    return index;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool SweepOutput::matches_spec(size_t index, const std::string& line) const {
+  if (index >= spec_.points()) return false;
+  const SweepPoint p = sweep_point(spec_, index);
+  if (!jsonl_) {
+    std::string prefix = std::to_string(index);
+    for (const auto& l : p.labels) prefix += "," + csv_field(l);
+    return line.rfind(prefix + ",", 0) == 0;
+  }
+  const nlohmann::json row = nlohmann::json::parse(line);
+  for (size_t c = 0; c < spec_.columns.size(); ++c) {
+    const auto v = row.find(spec_.columns[c]);
+    if (v == row.end() || *v != p.labels[c]) return false;
+  }
+  return true;
 }
 
 bool is_jsonl(const std::filesystem::path& path) { return path.extension() == ".jsonl"; }

@@ -1,12 +1,14 @@
 // Sweep result rows: one line per point, CSV ("index,<axis columns>,<results>") or JSON Lines
 // (.jsonl). Rows are appended with one write(2) each (O_APPEND), so a killed run leaves whole rows;
-// on --resume a trailing partial line is dropped and finished points are skipped. At the end the
-// file is rewritten atomically in point order, so the output is identical for any thread or rank
-// count.
+// on --resume a trailing partial line is dropped, a row whose axis values differ from the spec's
+// for its index (the spec changed) is dropped and rerun, and the other finished points are skipped.
+// At the end the file is rewritten atomically in point order, so the output is identical for any
+// thread or rank count.
 #pragma once
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,17 +28,21 @@ class SweepOutput {
   ~SweepOutput();
   bool done(size_t index) const { return rows_.count(index) != 0; }
   size_t count() const { return rows_.size(); }
+  size_t stale() const { return stale_; }  // rows dropped on --resume: other axis values
   void append(size_t index, const std::string& line);  // line without trailing newline
   void finalize();                                     // rewrite sorted, atomically
 
  private:
   std::string header() const;
   void load_existing();
+  std::optional<size_t> row_index(const std::string& line) const;
+  bool matches_spec(size_t index, const std::string& line) const;
   std::filesystem::path path_;
   const SweepSpec& spec_;
   bool jsonl_;
   int fd_ = -1;
   std::map<size_t, std::string> rows_;
+  size_t stale_ = 0;
 };
 
 }  // namespace t3sim::studies

@@ -34,7 +34,7 @@ SweepRun run_sweep(const Env& env, const SweepSpec& spec, const SweepRequest& re
                     if (req.on_point) req.on_point();
                   });
   output.finalize();
-  return SweepRun{spec.points(), todo.size()};
+  return SweepRun{spec.points(), todo.size(), output.stale()};
 }
 
 }  // namespace t3sim::studies

@@ -24,6 +24,9 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
   unsigned size() const { return size_; }
   unsigned rank() const { return rank_; }
+  // Ends every rank of the run with exit status `code` (MPI_Abort): a rank that fails leaves the
+  // others blocked in MPI calls, so returning would hang the run. Without MPI: std::exit(code).
+  [[noreturn]] void abort(int code);
 
  private:
   unsigned size_ = 1;
@@ -48,6 +51,7 @@ struct SweepRequest {
 struct SweepRun {
   size_t points = 0;   // in the spec
   size_t run_now = 0;  // run by this call
+  size_t stale = 0;    // rows of `out` dropped by --resume: their axis values are not the spec's
 };
 // Runs every point of `spec` not yet in the output on this process and writes the file in point
 // order (atomically, byte-identical for any thread count).
@@ -56,6 +60,7 @@ SweepRun run_sweep(const Env& env, const SweepSpec& spec, const SweepRequest& re
 struct MpiSweepResult {
   size_t points = 0;   // in the spec
   size_t run_now = 0;  // not already in the output before this run
+  size_t stale = 0;    // as SweepRun::stale
   double wall_s = 0;
 };
 // Runs this rank's share of the points; rank 0 writes `out`. UsageError without MPI support.

@@ -50,7 +50,10 @@ Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& 
       if (std::find(headers.begin(), headers.end(), text) == headers.end()) {
         std::string want;
         for (const auto& h : headers) want += (want.empty() ? "'" : " or '") + h + "'";
-        csv.fail(line, "unknown header '" + text + "' (expected " + want + ")");
+        // The line itself is not shown: the file may be anything (a private file named by
+        // mistake), and a header is recognised or not.
+        csv.fail(line, "unknown header: the first line that is not a comment is none of " + want +
+                           " (is it the right file?)");
       }
       csv.header = text;
       columns = static_cast<size_t>(std::count(text.begin(), text.end(), ',')) + 1;

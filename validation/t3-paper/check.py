@@ -62,7 +62,12 @@ def main(argv):
             passed += ok
             verdict, shown = ("PASS" if ok else "FAIL"), f"{value:9.2f}"
         print(f"{label:42} {shown:>9} {target:>8} +- {tol:<4}  {verdict}")
-    print(f"{passed}/{len(TARGETS)} targets within tolerance; wall {summary.get('wall_s', 0):.2f} s, "
+    run = {}
+    run_path = os.path.join(os.path.dirname(path), "run.json")
+    if os.path.exists(run_path):  # the run log: wall time and threads of the run
+        with open(run_path) as f:
+            run = json.load(f)
+    print(f"{passed}/{len(TARGETS)} targets within tolerance; wall {run.get('wall_s', 0):.2f} s, "
           f"{summary.get('events', 0)} events")
     return 0
 

@@ -99,10 +99,14 @@ TEST(SublayerRun, T3DirectCompletesEveryChunk) {
 TEST(SublayerRun, FabricBytesSentEqualReceived) {
   RunOptions o;
   o.stats = true;
-  for (Mode m : {Mode::kT3, Mode::kT3Direct, Mode::kSequential}) {
+  for (Mode m : {Mode::kT3, Mode::kT3Direct, Mode::kSequential, Mode::kIdeal, Mode::kIdealNmc}) {
     SCOPED_TRACE(std::string(to_string(m)));
     const auto r = run_sublayer(ring8(), mega_fc2(), m, o);
     ASSERT_FALSE(r.stats.is_null());
+    // Every dump has the resolved config, the run's clock and events, and the stats tree (the
+    // ideal modes compose three runs: one tree per run).
+    for (const char* k : {"config", "sim", "stats"}) EXPECT_TRUE(r.stats.contains(k)) << k;
+    EXPECT_GT(r.stats["sim"]["events"].get<uint64_t>(), 0u);
     const uint64_t sent = fabric_stat(r.stats["stats"], "bytes_sent");
     const uint64_t received = fabric_stat(r.stats["stats"], "bytes_received");
     EXPECT_GT(sent, 0u);
