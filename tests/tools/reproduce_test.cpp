@@ -203,6 +203,20 @@ TEST(Reproduce, ReducedExperiment) {
   fs::remove_all(dir);
 }
 
+// An experiment without the paper's figures still reproduces: every "paper" cell reads "-".
+TEST(Reproduce, EmptyPaperSectionReportsDashes) {
+  const fs::path d = fresh_dir("reproduce_no_paper");
+  auto exp = nlohmann::json::parse(kExperiment);
+  exp["paper"] = nlohmann::json::object();
+  exp["fig16"]["sublayers"] = {"fc2"};
+  std::ofstream(d / "exp.json") << exp.dump();
+  reproduce(d / "exp.json", d / "out");
+  const std::string md = slurp(d / "out" / "report.md");
+  EXPECT_NE(md.find("Paper (t3-paper.md §6.3): - (the experiment gives none)"), std::string::npos);
+  EXPECT_EQ(md.find("null"), std::string::npos) << md;
+  fs::remove_all(d);
+}
+
 TEST(ReproduceErrors, BadExperimentIsConfigError) {
   const fs::path d = fresh_dir("reproduce_bad");
   auto exp = nlohmann::json::parse(kExperiment);

@@ -224,8 +224,10 @@ std::string report_markdown(const Reproduction& rep, const nlohmann::ordered_jso
                       pct(v, "training_max_pct"), pct(v, "inference_geomean_pct"),
                       pct(v, "inference_max_pct"));
   }
-  md +=
-      fmt::format("\nPaper (t3-paper.md §6.3): {}\n", paper.value("e2e", nlohmann::json()).dump());
+  const auto paper_e2e = paper.find("e2e");
+  md += fmt::format(
+      "\nPaper (t3-paper.md §6.3): {}\n",
+      paper_e2e == paper.end() ? std::string("- (the experiment gives none)") : paper_e2e->dump());
   md += diagnostics(rep);
   md += ablation_markdown(s);
   md +=
