@@ -3,41 +3,14 @@
 #include <algorithm>
 #include <array>
 
+#include "models/fabric/build_parts.h"
 #include "models/fabric/leaf_spine.h"
 #include "sim/errors.h"
 
 namespace t3sim::fabric {
 namespace {
 
-Topology start(const FabricConfig& c, int gpus) {
-  Topology t;
-  t.kind = c.topology;
-  t.num_gpus = gpus;
-  t.packet_size = c.link.packet_size;
-  t.local_latency = c.local_latency;
-  for (int g = 0; g < gpus; ++g) t.add_node(NodeKind::kGpu, "gpu" + std::to_string(g));
-  return t;
-}
-
-TopoEdge edge(Bandwidth bw, Duration latency, uint32_t credits) {
-  TopoEdge e;
-  e.bandwidth = bw;
-  e.latency = latency;
-  e.credits = credits;
-  return e;
-}
-
-TopoEdge link_edge(const LinkSpec& l) { return edge(l.bandwidth, l.latency, l.credits); }
-
-Bandwidth min_bw(Bandwidth a, Bandwidth b) { return a < b ? a : b; }
-
-// GPU <-> switch-plane port: serialised at min(GPU link, switch port) in each direction; the
-// switching latency is paid on the switch's egress edge.
-void attach_to_switch(Topology& t, uint32_t gpu, uint32_t sw, const LinkSpec& l,
-                      const SwitchSpec& s) {
-  const Bandwidth bw = min_bw(l.bandwidth, s.port_bandwidth);
-  t.add_duplex(gpu, sw, edge(bw, l.latency, l.credits), edge(bw, l.latency + s.latency, l.credits));
-}
+TopoEdge link_edge(const LinkSpec& l) { return make_edge(l.bandwidth, l.latency, l.credits); }
 
 std::optional<SizeProblem> too_few_ports(int attached, int ports, const char* key,
                                          const char* what) {
@@ -48,7 +21,7 @@ std::optional<SizeProblem> too_few_ports(int attached, int ports, const char* ke
 }
 
 Topology build_ring(const FabricConfig& c) {
-  Topology t = start(c, c.gpus);
+  Topology t = start_topology(c, c.gpus);
   const int n = c.gpus;
   for (int g = 0; g < n && n > 1; ++g) {
     const int next = (g + 1) % n;
@@ -62,7 +35,7 @@ Topology build_ring(const FabricConfig& c) {
 }
 
 Topology build_fully_connected(const FabricConfig& c) {
-  Topology t = start(c, c.gpus);
+  Topology t = start_topology(c, c.gpus);
   t.edges.reserve(static_cast<size_t>(c.gpus) * static_cast<size_t>(c.gpus - 1));
   for (int i = 0; i < c.gpus; ++i) {
     for (int j = i + 1; j < c.gpus; ++j) {
@@ -74,7 +47,7 @@ Topology build_fully_connected(const FabricConfig& c) {
 }
 
 Topology build_switch(const FabricConfig& c) {
-  Topology t = start(c, c.gpus);
+  Topology t = start_topology(c, c.gpus);
   const uint32_t sw = t.add_node(NodeKind::kNvSwitch, "nvswitch");
   for (int g = 0; g < c.gpus; ++g)
     attach_to_switch(t, static_cast<uint32_t>(g), sw, c.link, *c.nvswitch);
@@ -88,28 +61,13 @@ Topology build_switch(const FabricConfig& c) {
 // folded into the NIC latency. GPU <-> NIC and NIC <-> switch run at the NIC's effective rate.
 Topology build_two_level(const FabricConfig& c) {
   const int gpn = c.gpus_per_node;
-  Topology t = start(c, c.nodes * gpn);
+  Topology t = start_topology(c, c.nodes * gpn);
   t.gpus_per_node = gpn;
-  std::vector<uint32_t> nvsw(static_cast<size_t>(c.nodes));
-  for (int n = 0; n < c.nodes && gpn > 1; ++n) {
-    nvsw[n] = t.add_node(NodeKind::kNvSwitch, "nvswitch" + std::to_string(n));
-  }
-  const uint32_t first_nic = static_cast<uint32_t>(t.nodes.size());
-  for (int g = 0; g < t.num_gpus; ++g) t.add_node(NodeKind::kNic, "nic" + std::to_string(g));
-  const uint32_t first_ib = static_cast<uint32_t>(t.nodes.size());
+  const HostNodes hosts = add_host_nodes(t, c);
+  const auto first_ib = static_cast<uint32_t>(t.nodes.size());
   for (int r = 0; r < gpn; ++r) t.add_node(NodeKind::kIbSwitch, "ib_switch" + std::to_string(r));
-
-  const NicSpec& nic = *c.nic;
-  const IbSwitchSpec& ib = *c.ib_switch;
-  const Bandwidth nic_bw = nic.effective();
-  const Bandwidth wire_bw = min_bw(nic_bw, ib.port_bandwidth);
   for (int g = 0; g < t.num_gpus; ++g) {
-    const auto gpu = static_cast<uint32_t>(g);
-    const uint32_t nic_id = first_nic + gpu;
-    if (gpn > 1) attach_to_switch(t, gpu, nvsw[g / gpn], c.link, *c.nvswitch);
-    t.add_duplex(gpu, nic_id, edge(nic_bw, nic.latency, 0), edge(nic_bw, nic.latency, 0));
-    t.add_duplex(nic_id, first_ib + static_cast<uint32_t>(g % gpn), edge(wire_bw, Duration(), 0),
-                 edge(wire_bw, ib.latency, 0));
+    wire_host(t, c, hosts, g, first_ib + static_cast<uint32_t>(g % gpn));
   }
   return t;
 }

@@ -92,12 +92,7 @@ void FluidNet::start(Pair& p) {
   }
   Flow& f = *flows_[fid];
   f.pair = &p;
-  f.msg = p.head;
-  f.rate = 0;
-  f.left = static_cast<U128>(msgs_[p.head].bytes.count()) * kPsPerSecond;
-  f.since = sim_.now();
-  f.started = sim_.now();
-  f.in_wake = false;
+  take_head(f, false);
   p.flow = fid;
   // The first packet reaches the narrowest hop store-and-forward; until then that hop carries
   // nothing of this message (from an idle pair: later messages follow in its wake).
@@ -108,6 +103,17 @@ void FluidNet::start(Pair& p) {
     ahead += topo_.edges[e].latency + transfer_time(packet, topo_.edges[e].bandwidth);
   }
   sim_.schedule(f.enter, sim_.now() + ahead);
+}
+
+// The flow carries its pair's head message from now on, at no rate until the next reallocation;
+// in_wake: it follows the pair's previous message, whose first packets already paved the route.
+void FluidNet::take_head(Flow& f, bool in_wake) {
+  f.msg = f.pair->head;
+  f.rate = 0;
+  f.left = static_cast<U128>(msgs_[f.msg].bytes.count()) * kPsPerSecond;
+  f.since = sim_.now();
+  f.started = sim_.now();
+  f.in_wake = in_wake;
 }
 
 void FluidNet::enter(Flow& f) {
@@ -140,12 +146,7 @@ void FluidNet::finished(Flow& f) {
     }
     free_flows_.push_back(f.id);
   } else {
-    f.msg = p.head;
-    f.rate = 0;
-    f.left = static_cast<U128>(msgs_[p.head].bytes.count()) * kPsPerSecond;
-    f.since = sim_.now();
-    f.started = sim_.now();
-    f.in_wake = true;
+    take_head(f, true);
   }
   reallocate(p.path);
 }

@@ -64,6 +64,7 @@ class FluidNet {
 
   uint32_t new_msg(const Msg& m);
   void start(Pair& p);
+  void take_head(Flow& f, bool in_wake);
   void enter(Flow& f);
   void finished(Flow& f);
   void deliver(uint64_t msg);
