@@ -1,0 +1,36 @@
+// What one Chakra ET node becomes in a t3sim trace: COMP nodes of matmul-family aten ops with
+// operand shapes and types become gemm ops; COMM_COLL nodes of all-reduce, reduce-scatter and
+// all-gather become collectives of comm_size bytes; every other node stays a fixed op of its
+// duration_micros, and a node that should be simulated but cannot be (compute without a GEMM
+// shape, a collective or point-to-point op the trace format lacks, memory load/store) says why, so
+// the importer warns or, strict, fails. Malformed nodes (invalid type, unknown comm_type, sizes out
+// of range, non-UTF-8 names) are ConfigErrors naming the record and the node id. Streams: GPU
+// compute 0, communication 1, host (is_cpu_op, metadata) 2, memory load/store 3. Source: the
+// attribute names ASTRA-sim's workload layer reads (astra-sim/workload/Workload.cc: comm_type,
+// comm_size, is_cpu_op) and chakra's PyTorch converter (IOInfo shapes and types as text).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "chakra_et.pb.h"
+#include "models/workload/chakra_summary.h"
+#include "models/workload/dtype.h"
+#include "models/workload/op.h"
+
+namespace t3sim::workload {
+
+struct ChakraOp {
+  Op op;  // deps are left to the importer
+  ChakraCategory category = ChakraCategory::kHost;
+  std::string unmodelled;  // why a node that should be simulated is fixed ("" otherwise)
+  std::string detail;      // the node's particulars for that message
+  std::string pointer;     // where in the file
+};
+
+// Converts node record `index` of `file`; collectives get `comm_dtype` (Chakra records none).
+ChakraOp convert_chakra_node(const ChakraProtoMsg::Node& node, std::size_t index,
+                             const std::string& file, Dtype comm_dtype);
+
+}  // namespace t3sim::workload
