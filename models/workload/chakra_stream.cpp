@@ -14,6 +14,11 @@ constexpr std::string_view kFraming =
     "a Chakra ET is varint-length-prefixed records (GlobalMetadata, then Nodes) as chakra's "
     "encoder writes them; regenerate the file";
 
+struct Record {
+  std::size_t start;      // byte offset of its length prefix
+  std::string_view body;  // the encoded message
+};
+
 // Decodes a base-128 varint of at most 32 bits at `pos`; nullopt when the bytes end inside it or
 // it runs past 5 bytes.
 std::optional<std::uint32_t> read_varint32(std::string_view bytes, std::size_t& pos) {
@@ -81,35 +86,40 @@ ChakraFile parse_chakra_records(std::string_view bytes, const std::string& file)
     throw ConfigError(file, "/records/0",
                       fmt::format("the file is empty: no GlobalMetadata record; {}", kFraming));
   }
-  ChakraFile out;
-  out.file = file;
-  std::size_t pos = 0;
-  for (std::size_t record = 0; pos < bytes.size(); ++record) {
-    const std::string pointer = fmt::format("/records/{}", record);
+  // First the framing alone (cheap: no message is built), then the messages.
+  std::vector<Record> records;
+  for (std::size_t pos = 0; pos < bytes.size();) {
     const std::size_t start = pos;
     const std::optional<std::uint32_t> length = read_varint32(bytes, pos);
     if (!length || *length > bytes.size() - pos) {
       throw ConfigError(
-          file, pointer,
+          file, fmt::format("/records/{}", records.size()),
           fmt::format("record at byte {} is truncated ({}, {} bytes left in the file); {}", start,
                       length ? fmt::format("its length says {} bytes", *length)
                              : std::string("its length prefix is cut off"),
                       bytes.size() - pos, kFraming));
     }
-    const std::string_view body = bytes.substr(pos, *length);
-    pos += *length;
-    bool ok = false;
-    if (record == 0) {
-      ok = parse_record(out.metadata, body);
-    } else {
-      ChakraProtoMsg::Node& node = out.nodes.emplace_back();
-      ok = parse_record(node, body) && node_fields_known(node);
+    if (records.size() > kMaxChakraNodes) {
+      throw ConfigError(file, fmt::format("/records/{}", records.size()),
+                        fmt::format("more than {} nodes in one file, the most t3sim reads; split "
+                                    "the trace",
+                                    kMaxChakraNodes));
     }
+    records.push_back({start, bytes.substr(pos, *length)});
+    pos += *length;
+  }
+  ChakraFile out;
+  out.file = file;
+  out.nodes.resize(records.size() - 1);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const bool ok = i == 0 ? parse_record(out.metadata, records[i].body)
+                           : parse_record(out.nodes[i - 1], records[i].body) &&
+                                 node_fields_known(out.nodes[i - 1]);
     if (!ok) {
-      throw ConfigError(
-          file, pointer,
-          fmt::format("record at byte {} ({} bytes) is not a Chakra {} message; {}", start, *length,
-                      record == 0 ? "GlobalMetadata" : "Node", kFraming));
+      throw ConfigError(file, fmt::format("/records/{}", i),
+                        fmt::format("record at byte {} ({} bytes) is not a Chakra {} message; {}",
+                                    records[i].start, records[i].body.size(),
+                                    i == 0 ? "GlobalMetadata" : "Node", kFraming));
     }
   }
   return out;

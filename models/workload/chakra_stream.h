@@ -17,8 +17,10 @@
 
 namespace t3sim::workload {
 
-// Largest ET file read (the whole file is held in memory while its records parse).
-inline constexpr std::uintmax_t kMaxChakraFileBytes = std::uintmax_t{1} << 30;
+// Largest ET file read (the whole file is held in memory while its records parse), and most nodes
+// in one file: a parsed node and its op take about 1 KB, so a file of tiny records stays near 1 GB.
+inline constexpr std::uintmax_t kMaxChakraFileBytes = std::uintmax_t{256} << 20;
+inline constexpr std::size_t kMaxChakraNodes = std::size_t{1} << 20;
 
 struct ChakraFile {
   std::string file;  // the path, for messages

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "chakra_et.pb.h"
@@ -198,6 +199,17 @@ TEST(ChakraImport, TruncatedAndUnframedFilesAreRefused) {
   EXPECT_NE(error.find("empty"), std::string::npos) << error;
   error = error_of({write(dir / "gz.0.et", std::string("\x1f\x8b\x08\x00", 4))});
   EXPECT_NE(error.find("gunzip"), std::string::npos) << error;
+}
+
+TEST(ChakraImport, NodeCountIsBounded) {
+  // Empty records are valid (all-default) nodes: one more than the limit is refused.
+  const std::string bytes = et_bytes({}) + std::string(kMaxChakraNodes + 1, '\0');
+  try {
+    parse_chakra_records(bytes, "many.0.et");
+    FAIL() << "a file of more than kMaxChakraNodes nodes was read";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), fmt::format("/records/{}", kMaxChakraNodes + 1));
+  }
 }
 
 TEST(ChakraImport, DanglingAndCyclicDepsAreRefused) {
