@@ -82,6 +82,18 @@ std::vector<std::size_t> dependency_order(const ChakraFile& f,
   return order;
 }
 
+// The host matmul among node `i`'s ctrl deps, if any.
+ChakraLauncher launcher_of(const ChakraFile& f, std::size_t i,
+                           const std::unordered_map<std::uint64_t, std::size_t>& index) {
+  for (const std::uint64_t parent : f.nodes[i].ctrl_deps()) {
+    const auto it = index.find(parent);
+    if (it == index.end()) continue;  // node_deps reports it
+    const ChakraProtoMsg::Node& p = f.nodes[it->second];
+    if (is_host_matmul(p)) return {&p, it->second};
+  }
+  return {};
+}
+
 Program convert_program(const ChakraFile& f, Dtype comm_dtype) {
   if (f.nodes.empty()) {
     throw ConfigError(f.file, "/records/1",
@@ -98,7 +110,8 @@ Program convert_program(const ChakraFile& f, Dtype comm_dtype) {
   std::vector<ChakraOp> made;
   std::vector<std::vector<std::size_t>> deps;
   for (std::size_t i = 0; i < f.nodes.size(); ++i) {
-    made.push_back(convert_chakra_node(f.nodes[i], i, f.file, comm_dtype));
+    made.push_back(
+        convert_chakra_node(f.nodes[i], i, f.file, comm_dtype, launcher_of(f, i, index)));
     deps.push_back(node_deps(f, i, index));
   }
   Program p;

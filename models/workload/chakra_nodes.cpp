@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/workload/chakra_stream.h"
+#include "models/workload/kineto_names.h"
 #include "models/workload/kineto_schema.h"
 #include "models/workload/trace.h"
 #include "sim/errors.h"
@@ -120,35 +121,46 @@ std::optional<Dtype> dtype_of(const nlohmann::json& type) {
   return dtype_from_torch_name(text);
 }
 
+// A GPU compute node is a GEMM when it is a matmul-family aten op with operand shapes and types,
+// or when the host op that launched it (a ctrl dep, as chakra's PyTorch converter links a kernel
+// to its op) is one.
 void convert_compute(const Node& node, const NodeReader& r, const std::string& file,
-                     ChakraOp& out) {
+                     const ChakraLauncher& launcher, ChakraOp& out) {
   out.op.stream = kComputeStream;
   out.category = ChakraCategory::kComputeFixed;
   out.detail = "'" + node.name() + "'";
   out.pointer = r.pointer() + "/inputs";
-  if (!is_gemm_op(node.name())) {
-    out.unmodelled = "compute nodes that are not a matmul-family aten op with operand shapes";
+  const bool own = is_gemm_op(node.name());
+  if (!own && launcher.node == nullptr) {
+    out.unmodelled =
+        "compute nodes that are not a matmul-family aten op (or its kernel) with operand shapes";
     return;
   }
+  const Node& op = own ? node : *launcher.node;
+  const std::string pointer = own ? r.pointer() : chakra_node_pointer(launcher.index);
+  out.pointer = pointer + "/inputs";
+  if (!own) out.detail = fmt::format("'{}' launched by '{}'", node.name(), op.name());
   out.unmodelled = "matmul nodes without usable inputs.shapes / inputs.types";
-  const std::optional<nlohmann::json> shapes = python_list(node.inputs().shapes());
-  const std::optional<nlohmann::json> types = python_list(node.inputs().types());
+  const std::optional<nlohmann::json> shapes = python_list(op.inputs().shapes());
+  const std::optional<nlohmann::json> types = python_list(op.inputs().types());
   if (!shapes || !types) return;
   std::optional<KinetoGemm> gemm;
   try {
-    gemm = gemm_from_input_dims(node.name(), *shapes, file, r.pointer() + "/inputs/shapes");
+    gemm = gemm_from_input_dims(op.name(), *shapes, file, pointer + "/inputs/shapes");
   } catch (const ConfigError& e) {
     out.detail += ": " + e.message();
     return;
   }
   if (!gemm || gemm->a_input >= types->size()) return;
-  const std::optional<Dtype> dtype = dtype_of((*types)[gemm->a_input]);
+  std::optional<Dtype> dtype = dtype_of((*types)[gemm->a_input]);
   if (!dtype) return;
+  if (*dtype == Dtype::kFp32 && is_tf32_kernel(node.name())) dtype = Dtype::kTf32;
   out.unmodelled.clear();
   out.category = ChakraCategory::kGemm;
   out.op.kind = OpKind::kGemm;
   out.op.shape = gemm->shape;
   out.op.dtype = dtype;
+  if (!own) out.op.name = op.name() + ": " + node.name();
 }
 
 void convert_collective(const Node& node, const NodeReader& r, Dtype comm_dtype, ChakraOp& out) {
@@ -181,8 +193,14 @@ void convert_collective(const Node& node, const NodeReader& r, Dtype comm_dtype,
 
 }  // namespace
 
+bool is_host_matmul(const Node& node) {
+  const AttributeProto* cpu = find_attr(node, "is_cpu_op");
+  return node.type() == ChakraProtoMsg::COMP_NODE && is_gemm_op(node.name()) && cpu != nullptr &&
+         cpu->value_case() == AttributeProto::kBoolVal && cpu->bool_val();
+}
+
 ChakraOp convert_chakra_node(const Node& node, std::size_t index, const std::string& file,
-                             Dtype comm_dtype) {
+                             Dtype comm_dtype, const ChakraLauncher& launcher) {
   const NodeReader r(node, index, file);
   if (!is_valid_utf8(node.name())) r.fail("name", "the name is not valid UTF-8; fix the converter");
   const double duration_us = static_cast<double>(node.duration_micros());
@@ -201,7 +219,7 @@ ChakraOp convert_chakra_node(const Node& node, std::size_t index, const std::str
       if (r.flag("is_cpu_op")) {
         out.op.stream = kHostStream;
       } else {
-        convert_compute(node, r, file, out);
+        convert_compute(node, r, file, launcher, out);
       }
       break;
     case ChakraProtoMsg::COMM_COLL_NODE:

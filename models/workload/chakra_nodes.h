@@ -1,13 +1,14 @@
 // What one Chakra ET node becomes in a t3sim trace: COMP nodes of matmul-family aten ops with
-// operand shapes and types become gemm ops; COMM_COLL nodes of all-reduce, reduce-scatter and
-// all-gather become collectives of comm_size bytes; every other node stays a fixed op of its
-// duration_micros, and a node that should be simulated but cannot be (compute without a GEMM
-// shape, a collective or point-to-point op the trace format lacks, memory load/store) says why, so
-// the importer warns or, strict, fails. Malformed nodes (invalid type, unknown comm_type, sizes out
-// of range, non-UTF-8 names) are ConfigErrors naming the record and the node id. Streams: GPU
-// compute 0, communication 1, host (is_cpu_op, metadata) 2, memory load/store 3. Source: the
-// attribute names ASTRA-sim's workload layer reads (astra-sim/workload/Workload.cc: comm_type,
-// comm_size, is_cpu_op) and chakra's PyTorch converter (IOInfo shapes and types as text).
+// operand shapes and types, and the GPU kernels such ops launched, become gemm ops; COMM_COLL nodes
+// of all-reduce, reduce-scatter and all-gather become collectives of comm_size bytes; every other
+// node stays a fixed op of its duration_micros, and a node that should be simulated but cannot be
+// (compute without a GEMM shape, a collective or point-to-point op the trace format lacks, memory
+// load/store) says why, so the importer warns or, strict, fails. Malformed nodes (invalid type,
+// unknown comm_type, sizes out of range, non-UTF-8 names) are ConfigErrors naming the record and
+// the node id. Streams: GPU compute 0, communication 1, host (is_cpu_op, metadata) 2, memory
+// load/store 3. Source: the attribute names ASTRA-sim's workload layer reads
+// (astra-sim/workload/Workload.cc: comm_type, comm_size, is_cpu_op) and chakra's PyTorch converter
+// (IOInfo shapes and types as text).
 #pragma once
 
 #include <cstddef>
@@ -29,8 +30,19 @@ struct ChakraOp {
   std::string pointer;     // where in the file
 };
 
+// The host op that launched a GPU node: a matmul-family COMP node among its ctrl deps (record
+// `index`), whose operand shapes and types make the kernel a GEMM; node == nullptr when none.
+struct ChakraLauncher {
+  const ChakraProtoMsg::Node* node = nullptr;
+  std::size_t index = 0;
+};
+
+// A host (is_cpu_op) COMP node of a matmul-family aten op: the launcher of its GPU kernels.
+bool is_host_matmul(const ChakraProtoMsg::Node& node);
+
 // Converts node record `index` of `file`; collectives get `comm_dtype` (Chakra records none).
 ChakraOp convert_chakra_node(const ChakraProtoMsg::Node& node, std::size_t index,
-                             const std::string& file, Dtype comm_dtype);
+                             const std::string& file, Dtype comm_dtype,
+                             const ChakraLauncher& launcher = {});
 
 }  // namespace t3sim::workload

@@ -155,6 +155,39 @@ TEST(ChakraImport, GemmShapeDepsAndDependencyOrder) {
   EXPECT_EQ(ops[2].deps, (std::vector<std::string>{"n3.gemm", "n7.all_gather"}));
 }
 
+TEST(ChakraImport, KernelOfAHostMatmulTakesItsShape) {
+  // As chakra's PyTorch converter writes them: the aten op on the host (is_cpu_op) with the
+  // operand shapes, and its GPU kernel with a ctrl dep on it.
+  Node host;
+  host.set_id(10);
+  host.set_name("aten::addmm");
+  host.set_type(ChakraProtoMsg::COMP_NODE);
+  host.set_duration_micros(8);
+  host.mutable_inputs()->set_shapes("[[4096], [2048, 1024], [1024, 4096]]");
+  host.mutable_inputs()->set_types("['Tensor(float)', 'Tensor(float)', 'Tensor(float)']");
+  auto* cpu = host.add_attr();
+  cpu->set_name("is_cpu_op");
+  cpu->set_bool_val(true);
+  Node kernel;
+  kernel.set_id(11);
+  kernel.set_name("ampere_sgemm_128x64_tn_tf32");
+  kernel.set_type(ChakraProtoMsg::COMP_NODE);
+  kernel.set_duration_micros(95);
+  kernel.add_ctrl_deps(10);
+  const ChakraImport imported = import_one({host, kernel});
+  const auto& ops = imported.trace.ops;
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].kind, OpKind::kFixed);
+  EXPECT_EQ(ops[0].stream, 2);  // host
+  EXPECT_EQ(ops[1].kind, OpKind::kGemm);
+  EXPECT_EQ(ops[1].shape, (GemmShape{2048, 4096, 1024}));
+  EXPECT_EQ(ops[1].dtype, Dtype::kTf32);  // FP32 operands on a TF32 kernel
+  EXPECT_EQ(ops[1].stream, kComputeStream);
+  EXPECT_EQ(ops[1].deps, std::vector<std::string>{"n10.fixed"});
+  EXPECT_EQ(ops[1].name, "aten::addmm: ampere_sgemm_128x64_tn_tf32");
+  EXPECT_TRUE(imported.summary.warnings.empty());
+}
+
 TEST(ChakraImport, UnmodelledNodesAreCountedWarningsOrStrictErrors) {
   const std::vector<Node> nodes = {compute(1, 30), compute(2, 12), collective(3, 5, 64)};
   const ChakraImport imported = import_one(nodes);
