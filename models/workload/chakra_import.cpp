@@ -229,6 +229,11 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
                            const ChakraImportOptions& options) {
   if (rank_files.empty()) throw UsageError("import-chakra: no rank files given");
   const int ranks = static_cast<int>(rank_files.size());
+  const int group = options.group.value_or(ranks);
+  if (group < ranks || group > kMaxRanks) {
+    throw UsageError(fmt::format("--ranks: {} is fewer than the {} rank files given, or over {}",
+                                 group, ranks, kMaxRanks));
+  }
   const int chosen = options.rank.value_or(0);
   if (chosen < 0 || chosen >= ranks) {
     throw UsageError(fmt::format("--rank: {} is not one of the {} ranks given (0..{})", chosen,
@@ -236,7 +241,8 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
   }
   ChakraImport out;
   ChakraSummary& s = out.summary;
-  s.ranks = ranks;
+  s.ranks = group;
+  s.files = ranks;
   s.imported_rank = chosen;
   s.imported_file = rank_files[chosen].string();
   const std::string bytes = read_chakra_bytes(rank_files[chosen]);
@@ -265,9 +271,9 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
     }
   }
   out.trace.metadata.source = "chakra";
-  out.trace.metadata.tp = ranks;
+  out.trace.metadata.tp = group;
   out.trace.metadata.description =
-      fmt::format("Chakra ET {}, rank {} of {} ({})", s.version, chosen, ranks, s.imported_file);
+      fmt::format("Chakra ET {}, rank {} of {} ({})", s.version, chosen, group, s.imported_file);
   out.trace.ops = program.ops;
   check_trace(out.trace, s.imported_file);
   return out;

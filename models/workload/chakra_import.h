@@ -23,6 +23,9 @@ struct ChakraImportOptions {
   bool strict = false;              // an unmodelled node is a ConfigError
   Dtype comm_dtype = Dtype::kFp32;  // collectives' element type (Chakra records none)
   std::optional<int> rank;          // import this rank even when the ranks differ
+  // Ranks in the group (the collectives' size); default: the number of rank files. More ranks
+  // than files: the files given stand for all (e.g. rank 0's file alone).
+  std::optional<int> group;
 };
 
 struct ChakraImport {

@@ -32,8 +32,14 @@ std::string rank_note(const ChakraSummary& s) {
     return fmt::format("ranks DIFFER ({}); only rank {}'s program is replayed", s.difference,
                        s.imported_rank);
   }
-  return fmt::format("every rank runs the same program ({} of {} other files byte-identical)",
-                     s.identical_files, s.ranks - 1);
+  std::string note =
+      fmt::format("every rank runs the same program ({} of {} other files byte-identical",
+                  s.identical_files, s.files - 1);
+  if (s.files < s.ranks) {
+    note += fmt::format("; {} of the {} ranks' files given, the rest taken to be alike", s.files,
+                        s.ranks);
+  }
+  return note + ")";
 }
 
 }  // namespace
@@ -89,6 +95,7 @@ nlohmann::ordered_json to_json(const ChakraSummary& s) {
   nlohmann::ordered_json j;
   j["version"] = s.version;
   j["ranks"] = s.ranks;
+  j["files"] = s.files;
   j["imported_rank"] = s.imported_rank;
   j["symmetric"] = s.symmetric;
   j["identical_files"] = s.identical_files;

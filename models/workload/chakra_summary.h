@@ -37,7 +37,8 @@ struct ChakraSummary {
   };
   std::array<Category, kChakraCategories> categories{};
   std::string version;  // GlobalMetadata version of the imported rank
-  int ranks = 0;
+  int ranks = 0;        // in the group (metadata.tp)
+  int files = 0;        // rank files read
   int imported_rank = 0;
   std::string imported_file;
   bool symmetric = true;                // every rank runs the imported rank's program

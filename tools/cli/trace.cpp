@@ -22,7 +22,7 @@ constexpr const char* kUsage =
     "t3sim trace gen --model M --tp N [--tokens T] [--pass fwd|bwd|both] [--sequence-parallel] "
     "-o FILE\n       t3sim trace import-kineto PROFILE.json -o FILE [--strict] [--drop-idle] "
     "[--summary-json F]\n       t3sim trace import-chakra PREFIX|FILE... -o FILE [--strict] "
-    "[--dtype D] [--rank R] [--summary-json F]";
+    "[--dtype D] [--rank R] [--ranks N] [--summary-json F]";
 
 int trace_gen(const Args& args, const Env& env) {
   po::options_description desc("t3sim trace gen options");
@@ -97,7 +97,7 @@ int trace_import_chakra(const Args& args) {
   std::vector<std::string> inputs;
   std::string out, summary_out, dtype_name;
   bool strict = false;
-  int rank = -1;
+  int rank = -1, group = 0;
   desc.add_options()("et", po::value(&inputs)->composing()->required(),
                      "Chakra ET files, one per rank, or their prefix P (P.0.et, P.1.et, ...)")(
       "output,o", po::value(&out)->required(), "trace file to write")(
@@ -107,6 +107,8 @@ int trace_import_chakra(const Args& args) {
       "element type of the collectives (Chakra records none; nccl-tests' default is float)")(
       "rank", integer(&rank, 0, 1 << 20),
       "import this rank's program even when the ranks' programs differ")(
+      "ranks", integer(&group, 1, 1 << 20),
+      "ranks in the group when fewer rank files are given (e.g. rank 0's file alone)")(
       "summary-json", po::value(&summary_out), "also write the import summary as JSON");
   po::positional_options_description positional;
   positional.add("et", -1);
@@ -123,6 +125,7 @@ int trace_import_chakra(const Args& args) {
   options.strict = strict;
   options.comm_dtype = *dtype;
   if (vm.count("rank")) options.rank = rank;
+  if (vm.count("ranks")) options.group = group;
   const auto files = workload::chakra_rank_files(inputs);
   const workload::ChakraImport imported = workload::import_chakra(files, options);
   const std::string& file = imported.summary.imported_file;

@@ -124,6 +124,20 @@ TEST(ChakraImport, AstraSimAllReduceMicrobenchmarkIsOneAllReduceOnEightRanks) {
   EXPECT_EQ(s.categories[static_cast<std::size_t>(ChakraCategory::kCollective)].ops, 1);
 }
 
+TEST(ChakraImport, OneRankFileStandsForTheGroupItIsGiven) {
+  const auto file = samples_dir() / "chakra" / "all_reduce_8npus_1MB" / "all_reduce.0.et";
+  ChakraImportOptions options;
+  options.group = 8;
+  const ChakraImport imported = import_chakra({file}, options);
+  EXPECT_EQ(imported.trace.metadata.tp, 8);
+  EXPECT_EQ(imported.summary.files, 1);
+  EXPECT_NE(format_summary(imported.summary).find("1 of the 8 ranks' files given"),
+            std::string::npos);
+  EXPECT_EQ(import_chakra({file}).trace.metadata.tp, 1);
+  options.group = 0;  // fewer ranks than files
+  EXPECT_THROW(import_chakra({file}, options), UsageError);
+}
+
 TEST(ChakraImport, FilesGivenOutOfOrderAreSortedByRank) {
   const auto dir = samples_dir() / "chakra" / "all_reduce_8npus_1MB";
   const auto files =
