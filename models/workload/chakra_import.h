@@ -2,7 +2,7 @@
 // becomes one op (chakra_nodes.h); data_deps and ctrl_deps become the op's deps; ops are listed in
 // a dependency order that keeps the file order where it can, so the in-order streams never wait
 // against a dependency. t3sim traces run one program on every rank: the ranks' programs are
-// compared (node ids, names and start times may differ) and rank 0's is imported once (a file
+// compared (node ids, names and durations may differ) and rank 0's is imported once (a file
 // byte-identical to rank 0's is not even parsed); ranks that differ are an error unless one rank is
 // chosen. Lenient by default (unmodelled nodes stay fixed, counted in grouped warnings); strict
 // makes the first one a ConfigError. Built only with protobuf: chakra_import_available() says so.

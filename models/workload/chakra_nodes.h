@@ -1,14 +1,10 @@
-// What one Chakra ET node becomes in a t3sim trace: COMP nodes of matmul-family aten ops with
-// operand shapes and types, and the GPU kernels such ops launched, become gemm ops; COMM_COLL nodes
-// of all-reduce, reduce-scatter and all-gather become collectives of comm_size bytes; every other
-// node stays a fixed op of its duration_micros, and a node that should be simulated but cannot be
-// (compute without a GEMM shape, a collective or point-to-point op the trace format lacks, memory
-// load/store) says why, so the importer warns or, strict, fails. Malformed nodes (invalid type,
-// unknown comm_type, sizes out of range, non-UTF-8 names) are ConfigErrors naming the record and
-// the node id. Streams: GPU compute 0, communication 1, host (is_cpu_op, metadata) 2, memory
-// load/store 3. Source: the attribute names ASTRA-sim's workload layer reads
-// (astra-sim/workload/Workload.cc: comm_type, comm_size, is_cpu_op) and chakra's PyTorch converter
-// (IOInfo shapes and types as text).
+// One Chakra ET node as a t3sim op: matmul-family aten ops with operand shapes (and the kernels
+// such host ops launched) become gemm ops; all-reduce, reduce-scatter and all-gather COMM_COLL
+// nodes collectives of comm_size bytes; all else a fixed op of duration_micros, with the reason
+// when it should have been simulated. Malformed nodes are ConfigErrors naming record and node id.
+// Streams: GPU compute 0, communication 1, host and metadata 2, memory load/store 3. Source:
+// ASTRA-sim astra-sim/workload/Workload.cc (comm_type, comm_size, is_cpu_op) and chakra's PyTorch
+// converter src/converter/pytorch_converter.py (IOInfo shapes and types as Python list text).
 #pragma once
 
 #include <cstddef>
