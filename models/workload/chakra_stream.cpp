@@ -4,6 +4,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include "sim/errors.h"
 
@@ -108,6 +109,9 @@ ChakraFile parse_chakra_records(std::string_view bytes, const std::string& file)
     records.push_back({start, bytes.substr(pos, *length)});
     pos += *length;
   }
+  // libprotobuf logs why a message fails to parse (e.g. a string field that is not UTF-8) on
+  // stderr; the ConfigError below is the one line the user gets.
+  const google::protobuf::LogSilencer quiet;
   ChakraFile out;
   out.file = file;
   out.nodes.resize(records.size() - 1);
@@ -117,7 +121,8 @@ ChakraFile parse_chakra_records(std::string_view bytes, const std::string& file)
                                  node_fields_known(out.nodes[i - 1]);
     if (!ok) {
       throw ConfigError(file, fmt::format("/records/{}", i),
-                        fmt::format("record at byte {} ({} bytes) is not a Chakra {} message; {}",
+                        fmt::format("record at byte {} ({} bytes) is not a Chakra {} message "
+                                    "(or holds a string that is not UTF-8); {}",
                                     records[i].start, records[i].body.size(),
                                     i == 0 ? "GlobalMetadata" : "Node", kFraming));
     }
