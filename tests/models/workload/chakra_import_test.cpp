@@ -242,6 +242,10 @@ TEST(ChakraImport, TruncatedAndUnframedFilesAreRefused) {
   // A bare Node with no length prefix: its first byte is read as a length.
   error = error_of({write(dir / "bare.0.et", collective(0, 0, 1024).SerializeAsString())});
   EXPECT_NE(error.find("varint-length-prefixed"), std::string::npos) << error;
+  Node latin1 = collective(0, 0, 1024);
+  latin1.set_name("caf\xe9");  // serialises (with a log line), but proto3 strings must be UTF-8
+  error = error_of({write(dir / "utf8.0.et", et_bytes({latin1}))});
+  EXPECT_NE(error.find("/records/1: record at byte 8"), std::string::npos) << error;
   error = error_of({write(dir / "empty.0.et", "")});
   EXPECT_NE(error.find("empty"), std::string::npos) << error;
   error = error_of({write(dir / "gz.0.et", std::string("\x1f\x8b\x08\x00", 4))});
