@@ -39,13 +39,45 @@ void ImportSummary::add(KernelCategory c, double dur_us) {
   cat.gpu_us += dur_us;
 }
 
-void ImportSummary::warn(const std::string& reason, const std::string& detail,
-                         const std::string& pointer, double dur_us) {
+void add_warning(std::vector<ImportWarning>& warnings, const std::string& reason,
+                 const std::string& detail, const std::string& pointer, double dur_us) {
   auto it = std::find_if(warnings.begin(), warnings.end(),
                          [&](const ImportWarning& w) { return w.reason == reason; });
   if (it == warnings.end()) it = warnings.insert(warnings.end(), {reason, detail, pointer, 0, 0});
   ++it->count;
   it->gpu_us += dur_us;
+}
+
+std::vector<std::string> format_warning_lines(const std::vector<ImportWarning>& warnings,
+                                              const std::string& file, std::string_view noun,
+                                              std::string_view of, std::string_view kept_as) {
+  std::vector<std::string> lines;
+  for (const ImportWarning& w : warnings) {
+    lines.push_back(fmt::format(
+        "warning: {}: {} {}{} ({:.1f} us{}): {}; kept as {} (first: {} at {}; --strict fails "
+        "instead)",
+        file, w.count, noun, w.count == 1 ? "" : "s", w.gpu_us, of, w.reason, kept_as, w.detail,
+        w.pointer));
+  }
+  return lines;
+}
+
+nlohmann::ordered_json warnings_json(const std::vector<ImportWarning>& warnings,
+                                     std::string_view time_key) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const ImportWarning& w : warnings) {
+    out.push_back({{"reason", w.reason},
+                   {"first", w.detail},
+                   {"at", w.pointer},
+                   {"count", w.count},
+                   {std::string(time_key), w.gpu_us}});
+  }
+  return out;
+}
+
+void ImportSummary::warn(const std::string& reason, const std::string& detail,
+                         const std::string& pointer, double dur_us) {
+  add_warning(warnings, reason, detail, pointer, dur_us);
 }
 
 double ImportSummary::simulated_share() const {
@@ -82,14 +114,8 @@ std::string format_summary(const ImportSummary& s) {
 }
 
 std::vector<std::string> format_warnings(const ImportSummary& s, const std::string& file) {
-  std::vector<std::string> lines;
-  for (const ImportWarning& w : s.warnings) {
-    lines.push_back(fmt::format(
-        "warning: {}: {} kernel{} ({:.1f} us of GPU time): {}; kept as fixed ops of their measured "
-        "time (first: {} at {}; --strict fails instead)",
-        file, w.count, w.count == 1 ? "" : "s", w.gpu_us, w.reason, w.detail, w.pointer));
-  }
-  return lines;
+  return format_warning_lines(s.warnings, file, "kernel", " of GPU time",
+                              "fixed ops of their measured time");
 }
 
 nlohmann::ordered_json to_json(const ImportSummary& s) {
@@ -103,14 +129,6 @@ nlohmann::ordered_json to_json(const ImportSummary& s) {
                     {"gpu_us", c.gpu_us},
                     {"share_pct", pct(c.gpu_us, s.gpu_us)}});
   }
-  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
-  for (const ImportWarning& w : s.warnings) {
-    warnings.push_back({{"reason", w.reason},
-                        {"first", w.detail},
-                        {"at", w.pointer},
-                        {"count", w.count},
-                        {"gpu_us", w.gpu_us}});
-  }
   nlohmann::ordered_json j;
   j["gpu_events"] = s.gpu_events;
   j["streams"] = s.streams;
@@ -122,7 +140,7 @@ nlohmann::ordered_json to_json(const ImportSummary& s) {
   j["idle_kept"] = s.idle_kept;
   j["linked_by_launch"] = s.linked_by_launch;
   j["linked_by_external"] = s.linked_by_external;
-  j["warnings"] = std::move(warnings);
+  j["warnings"] = warnings_json(s.warnings, "gpu_us");
   return j;
 }
 

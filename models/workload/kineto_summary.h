@@ -40,6 +40,18 @@ struct ImportWarning {
   double gpu_us = 0;
 };
 
+// Counts one more op under `reason` in `warnings` (a new warning when the reason is new).
+void add_warning(std::vector<ImportWarning>& warnings, const std::string& reason,
+                 const std::string& detail, const std::string& pointer, double dur_us);
+// One line per warning: "warning: FILE: N <noun>s (X us<of>): REASON; kept as <kept_as> (first:
+// DETAIL at POINTER; --strict fails instead)"; the importers' shared wording.
+std::vector<std::string> format_warning_lines(const std::vector<ImportWarning>& warnings,
+                                              const std::string& file, std::string_view noun,
+                                              std::string_view of, std::string_view kept_as);
+// The warnings as JSON, the time under `time_key`.
+nlohmann::ordered_json warnings_json(const std::vector<ImportWarning>& warnings,
+                                     std::string_view time_key);
+
 struct ImportSummary {
   struct Category {
     std::int64_t ops = 0;

@@ -3,9 +3,12 @@
 // summary (share of GPU time simulated, by category; idle time) on stdout and one grouped warning
 // per kind of op that stayed fixed on stderr (--strict: exit 2 instead). The output is written
 // atomically, so bad input (a ConfigError, exit 2) never leaves a partial file behind.
+// `t3sim trace import-chakra`: a Chakra execution trace (one file per rank, or their prefix)
+// converted the same way, with its summary and warnings (chakra_import.h).
 #include <iostream>
 
 #include "cli/common.h"
+#include "models/workload/chakra_import.h"
 #include "models/workload/kineto_import.h"
 #include "models/workload/layer_generator.h"
 #include "sim/atomic_file.h"
@@ -18,7 +21,8 @@ namespace {
 constexpr const char* kUsage =
     "t3sim trace gen --model M --tp N [--tokens T] [--pass fwd|bwd|both] [--sequence-parallel] "
     "-o FILE\n       t3sim trace import-kineto PROFILE.json -o FILE [--strict] [--drop-idle] "
-    "[--summary-json F]";
+    "[--summary-json F]\n       t3sim trace import-chakra PREFIX|FILE... -o FILE [--strict] "
+    "[--dtype D] [--rank R] [--ranks N] [--summary-json F]";
 
 int trace_gen(const Args& args, const Env& env) {
   po::options_description desc("t3sim trace gen options");
@@ -88,6 +92,56 @@ int trace_import_kineto(const Args& args) {
   return 0;
 }
 
+int trace_import_chakra(const Args& args) {
+  po::options_description desc("t3sim trace import-chakra options");
+  std::vector<std::string> inputs;
+  std::string out, summary_out, dtype_name;
+  bool strict = false;
+  int rank = -1, group = 0;
+  desc.add_options()("et", po::value(&inputs)->composing()->required(),
+                     "Chakra ET files, one per rank, or their prefix P (P.0.et, P.1.et, ...)")(
+      "output,o", po::value(&out)->required(), "trace file to write")(
+      "strict", po::bool_switch(&strict),
+      "fail (exit 2) on a node that cannot be modelled instead of keeping it fixed with a warning")(
+      "dtype", po::value(&dtype_name)->default_value("fp32"),
+      "element type of the collectives (Chakra records none; nccl-tests' default is float)")(
+      "rank", integer(&rank, 0, 1 << 20),
+      "import this rank's program even when the ranks' programs differ")(
+      "ranks", integer(&group, 1, 1 << 20),
+      "ranks in the group when fewer rank files are given (e.g. rank 0's file alone)")(
+      "summary-json", po::value(&summary_out), "also write the import summary as JSON");
+  po::positional_options_description positional;
+  positional.add("et", -1);
+  po::variables_map vm;
+  if (!parse_options(args, desc, vm, &positional, kUsage)) return 0;
+  const std::optional<workload::Dtype> dtype = workload::parse_dtype(dtype_name);
+  if (!dtype) {
+    throw UsageError("--dtype: '" + dtype_name + "' is not one of " +
+                     join(workload::dtype_names(), ", "));
+  }
+  output_target(out);
+  if (!summary_out.empty()) output_target(summary_out);
+  workload::ChakraImportOptions options;
+  options.strict = strict;
+  options.comm_dtype = *dtype;
+  if (vm.count("rank")) options.rank = rank;
+  if (vm.count("ranks")) options.group = group;
+  const auto files = workload::chakra_rank_files(inputs);
+  const workload::ChakraImport imported = workload::import_chakra(files, options);
+  const std::string& file = imported.summary.imported_file;
+  workload::write_trace(imported.trace, out);
+  if (!summary_out.empty()) {
+    write_file_atomic(summary_out, workload::to_json(imported.summary).dump(2) + "\n");
+  }
+  for (const std::string& line : workload::format_warnings(imported.summary, file)) {
+    std::cerr << line << "\n";
+  }
+  std::cout << "wrote " << out << ": " << imported.trace.ops.size() << " ops imported from "
+            << files.size() << " rank file(s)\n"
+            << workload::format_summary(imported.summary) << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmd_trace(const Args& args, const Env& env) {
@@ -99,7 +153,9 @@ int cmd_trace(const Args& args, const Env& env) {
   const Args rest(args.begin() + 1, args.end());
   if (args[0] == "gen") return trace_gen(rest, env);
   if (args[0] == "import-kineto") return trace_import_kineto(rest);
-  throw UsageError("unknown subcommand '" + args[0] + "' (expected gen or import-kineto)");
+  if (args[0] == "import-chakra") return trace_import_chakra(rest);
+  throw UsageError("unknown subcommand '" + args[0] +
+                   "' (expected gen, import-kineto or import-chakra)");
 }
 
 }  // namespace t3sim::cli

@@ -1,0 +1,282 @@
+#include "models/workload/chakra_import.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <queue>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "models/workload/chakra_nodes.h"
+#include "models/workload/chakra_stream.h"
+#include "sim/errors.h"
+
+namespace t3sim::workload {
+namespace {
+
+constexpr int kMaxRanks = 1 << 20;
+
+// One rank's nodes as ops, in dependency order, with what each op was made from.
+struct Program {
+  std::vector<Op> ops;
+  std::vector<ChakraOp> made;  // parallel to ops (deps not filled in)
+  std::string version;
+};
+
+// The deps of node `i` as indices into the file's nodes: data deps, then control deps, each once.
+std::vector<std::size_t> node_deps(const ChakraFile& f, std::size_t i,
+                                   const std::unordered_map<std::uint64_t, std::size_t>& index) {
+  const ChakraProtoMsg::Node& node = f.nodes[i];
+  std::vector<std::size_t> deps;
+  const auto add = [&](const auto& list, std::string_view field) {
+    for (int j = 0; j < list.size(); ++j) {
+      const auto it = index.find(list.Get(j));
+      if (it == index.end()) {
+        throw ConfigError(f.file, fmt::format("{}/{}/{}", chakra_node_pointer(i), field, j),
+                          fmt::format("node {} depends on node {}, which is not in the file; fix "
+                                      "the id or remove the dep",
+                                      node.id(), list.Get(j)));
+      }
+      if (std::find(deps.begin(), deps.end(), it->second) == deps.end()) deps.push_back(it->second);
+    }
+  };
+  add(node.data_deps(), "data_deps");
+  add(node.ctrl_deps(), "ctrl_deps");
+  return deps;
+}
+
+// Kahn's order, taking the earliest file position among the ready nodes, so a file already in
+// dependency order keeps it; a cycle is a ConfigError naming its first node.
+std::vector<std::size_t> dependency_order(const ChakraFile& f,
+                                          const std::vector<std::vector<std::size_t>>& deps) {
+  const std::size_t n = deps.size();
+  std::vector<std::size_t> waiting(n, 0);
+  std::vector<std::vector<std::size_t>> users(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    waiting[i] = deps[i].size();
+    for (std::size_t d : deps[i]) users[d].push_back(i);
+  }
+  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) ready.push(i);
+  }
+  std::vector<std::size_t> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    const std::size_t i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (std::size_t u : users[i]) {
+      if (--waiting[u] == 0) ready.push(u);
+    }
+  }
+  if (order.size() != n) {
+    const auto it = std::find_if(waiting.begin(), waiting.end(), [](std::size_t w) { return w; });
+    const auto i = static_cast<std::size_t>(it - waiting.begin());
+    throw ConfigError(f.file, chakra_node_pointer(i) + "/data_deps",
+                      fmt::format("node {} waits on a dependency cycle (data_deps and ctrl_deps); "
+                                  "remove one of the cycle's deps",
+                                  f.nodes[i].id()));
+  }
+  return order;
+}
+
+// The host matmul among node `i`'s ctrl deps, if any.
+ChakraLauncher launcher_of(const ChakraFile& f, std::size_t i,
+                           const std::unordered_map<std::uint64_t, std::size_t>& index) {
+  for (const std::uint64_t parent : f.nodes[i].ctrl_deps()) {
+    const auto it = index.find(parent);
+    if (it == index.end()) continue;  // node_deps reports it
+    const ChakraProtoMsg::Node& p = f.nodes[it->second];
+    if (is_host_matmul(p)) return {&p, it->second};
+  }
+  return {};
+}
+
+Program convert_program(const ChakraFile& f, Dtype comm_dtype) {
+  if (f.nodes.empty()) {
+    throw ConfigError(f.file, "/records/1",
+                      "the file has a GlobalMetadata record but no nodes; give a rank's ET");
+  }
+  std::unordered_map<std::uint64_t, std::size_t> index;
+  for (std::size_t i = 0; i < f.nodes.size(); ++i) {
+    if (const auto [it, fresh] = index.emplace(f.nodes[i].id(), i); !fresh) {
+      throw ConfigError(f.file, chakra_node_pointer(i) + "/id",
+                        fmt::format("node id {} is used twice (first at {}); make ids unique",
+                                    f.nodes[i].id(), chakra_node_pointer(it->second)));
+    }
+  }
+  std::vector<ChakraOp> made;
+  std::vector<std::vector<std::size_t>> deps;
+  for (std::size_t i = 0; i < f.nodes.size(); ++i) {
+    made.push_back(
+        convert_chakra_node(f.nodes[i], i, f.file, comm_dtype, launcher_of(f, i, index)));
+    deps.push_back(node_deps(f, i, index));
+  }
+  Program p;
+  p.version = f.metadata.version();
+  for (const std::size_t i : dependency_order(f, deps)) {
+    Op op = made[i].op;
+    for (const std::size_t d : deps[i]) op.deps.push_back(made[d].op.id);
+    p.ops.push_back(std::move(op));
+    p.made.push_back(made[i]);
+  }
+  return p;
+}
+
+// The first way `b` differs from `a` as a program ("" when none): kinds, payloads, streams and
+// dependency structure; ids, names and durations (measurements) may differ.
+std::string program_difference(const Program& a, const Program& b) {
+  if (a.ops.size() != b.ops.size()) {
+    return fmt::format("{} nodes against {}", b.ops.size(), a.ops.size());
+  }
+  const auto positions = [](const Program& p) {
+    std::unordered_map<std::string, std::size_t> pos;
+    for (std::size_t i = 0; i < p.ops.size(); ++i) pos.emplace(p.ops[i].id, i);
+    return pos;
+  };
+  const auto pa = positions(a);
+  const auto pb = positions(b);
+  const auto canonical = [](Op op, const std::unordered_map<std::string, std::size_t>& pos) {
+    for (std::string& d : op.deps) d = std::to_string(pos.at(d));
+    op.id.clear();
+    op.name.clear();
+    op.duration_us = 0;
+    op.measured_us.reset();
+    return op;
+  };
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    if (!(canonical(a.ops[i], pa) == canonical(b.ops[i], pb))) {
+      return fmt::format("op {} is {} '{}' against {} '{}'", i, to_string(b.ops[i].kind),
+                         b.ops[i].id, to_string(a.ops[i].kind), a.ops[i].id);
+    }
+  }
+  return "";
+}
+
+// The rank of a file named "<x>.<r>.et", else nullopt.
+std::optional<int> rank_of(const std::filesystem::path& path) {
+  if (path.extension() != ".et") return std::nullopt;
+  const std::string stem = path.stem().string();
+  const std::size_t dot = stem.rfind('.');
+  if (dot == std::string::npos) return std::nullopt;
+  int rank = 0;
+  const char* first = stem.data() + dot + 1;
+  const char* last = stem.data() + stem.size();
+  const auto [end, ec] = std::from_chars(first, last, rank);
+  if (ec != std::errc() || end != last || first == last || rank < 0) return std::nullopt;
+  return rank;
+}
+
+void summarise(const Program& p, const ChakraImportOptions& options, ChakraSummary& s) {
+  s.version = p.version;
+  for (const ChakraOp& m : p.made) {
+    const double us = m.op.kind == OpKind::kFixed ? m.op.duration_us : m.op.measured_us.value_or(0);
+    s.add(m.category, us);
+    if (m.unmodelled.empty()) continue;
+    if (options.strict) {
+      throw ConfigError(s.imported_file, m.pointer,
+                        fmt::format("{} is one of the {}; drop --strict to keep it as a fixed "
+                                    "op of its duration_micros",
+                                    m.detail, m.unmodelled));
+    }
+    s.warn(m.unmodelled, m.detail, m.pointer, us);
+  }
+}
+
+}  // namespace
+
+bool chakra_import_available() { return true; }
+
+std::vector<std::filesystem::path> chakra_rank_files(const std::vector<std::string>& args) {
+  std::vector<std::filesystem::path> files;
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    if (std::filesystem::exists(arg, ec)) {
+      files.emplace_back(arg);
+      continue;
+    }
+    const std::size_t before = files.size();
+    for (int r = 0; r < kMaxRanks; ++r) {
+      const std::filesystem::path path = fmt::format("{}.{}.et", arg, r);
+      if (!std::filesystem::exists(path, ec)) break;
+      files.push_back(path);
+    }
+    if (files.size() == before) {
+      throw ConfigError(arg, "",
+                        fmt::format("no such file, nor {}.0.et; give the rank files or their "
+                                    "common prefix",
+                                    arg));
+    }
+  }
+  if (files.size() > static_cast<std::size_t>(kMaxRanks)) {
+    throw ConfigError(
+        files.front().string(), "",
+        fmt::format("{} rank files, over the {} t3sim reads", files.size(), kMaxRanks));
+  }
+  std::map<int, std::filesystem::path> by_rank;
+  for (const auto& f : files) {
+    const std::optional<int> r = rank_of(f);
+    if (!r || !by_rank.emplace(*r, f).second) return files;  // unnumbered or repeated: as given
+  }
+  std::vector<std::filesystem::path> sorted;
+  for (auto& [rank, path] : by_rank) sorted.push_back(std::move(path));
+  return sorted;
+}
+
+ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
+                           const ChakraImportOptions& options) {
+  if (rank_files.empty()) throw UsageError("import-chakra: no rank files given");
+  const int ranks = static_cast<int>(rank_files.size());
+  const int group = options.group.value_or(ranks);
+  if (group < ranks || group > kMaxRanks) {
+    throw UsageError(fmt::format("--ranks: {} is fewer than the {} rank files given, or over {}",
+                                 group, ranks, kMaxRanks));
+  }
+  const int chosen = options.rank.value_or(0);
+  if (chosen < 0 || chosen >= ranks) {
+    throw UsageError(fmt::format("--rank: {} is not one of the {} ranks given (0..{})", chosen,
+                                 ranks, ranks - 1));
+  }
+  ChakraImport out;
+  ChakraSummary& s = out.summary;
+  s.ranks = group;
+  s.files = ranks;
+  s.imported_rank = chosen;
+  s.imported_file = rank_files[chosen].string();
+  const std::string bytes = read_chakra_bytes(rank_files[chosen]);
+  const Program program =
+      convert_program(parse_chakra_records(bytes, s.imported_file), options.comm_dtype);
+  summarise(program, options, s);
+  for (int r = 0; r < ranks; ++r) {
+    if (r == chosen) continue;
+    const std::string other = read_chakra_bytes(rank_files[r]);
+    if (other == bytes) {
+      ++s.identical_files;
+      continue;
+    }
+    const std::string file = rank_files[r].string();
+    const std::string difference = program_difference(
+        program, convert_program(parse_chakra_records(other, file), options.comm_dtype));
+    if (difference.empty() || !s.symmetric) continue;
+    s.symmetric = false;
+    s.difference = fmt::format("rank {}: {}", r, difference);
+    if (!options.rank) {
+      throw ConfigError(file, "",
+                        fmt::format("rank {}'s program differs from rank {}'s ({}); a t3sim trace "
+                                    "runs one program on every rank: pass --rank R to import one "
+                                    "rank's program",
+                                    r, chosen, difference));
+    }
+  }
+  out.trace.metadata.source = "chakra";
+  out.trace.metadata.tp = group;
+  out.trace.metadata.description =
+      fmt::format("Chakra ET {}, rank {} of {} ({})", s.version, chosen, group, s.imported_file);
+  out.trace.ops = program.ops;
+  check_trace(out.trace, s.imported_file);
+  return out;
+}
+
+}  // namespace t3sim::workload
