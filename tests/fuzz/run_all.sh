@@ -29,7 +29,7 @@ build=${BUILD_DIR:-$repo/build-fuzz}
 parallel=${PARALLEL:-2}
 jobs=${JOBS:-2}
 timeout_s=${TIMEOUT_S:-10}
-all_targets=(fuzz_units fuzz_config fuzz_trace fuzz_kineto fuzz_sweep fuzz_simulate)
+all_targets=(fuzz_units fuzz_config fuzz_trace fuzz_kineto fuzz_sweep fuzz_simulate fuzz_chakra)
 targets=("$@")
 ((${#targets[@]} > 0)) || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -56,7 +56,14 @@ max_len() {
     *) echo 65536 ;;
   esac
 }
-dict() { [[ $1 == fuzz_units ]] && echo "$here/units.dict" || echo "$here/json.dict"; }
+# Binary Chakra record streams get no dictionary.
+dict() {
+  case $1 in
+    fuzz_units) echo "-dict=$here/units.dict" ;;
+    fuzz_chakra) ;;
+    *) echo "-dict=$here/json.dict" ;;
+  esac
+}
 
 run_one() {
   local t=$1 bin=$build/tests/fuzz/$1
@@ -75,9 +82,9 @@ run_one() {
   done
   # -rss_limit_mb: an out-of-memory (or one allocation over the limit) is a finding as well.
   # Run inside $findings: fork mode writes its fuzz-N.log files to the working folder.
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086,SC2046
   (cd "$findings" && "$bin" "$corpus" -max_total_time="$duration" -timeout="$timeout_s" \
-    -rss_limit_mb=2048 -max_len="$(max_len "$t")" -dict="$(dict "$t")" \
+    -rss_limit_mb=2048 -max_len="$(max_len "$t")" $(dict "$t") \
     -artifact_prefix="$findings/" -print_final_stats=1 ${FUZZ_ARGS:-}) \
     >"$build/fuzz-logs/$t.log" 2>&1 || true
 }
