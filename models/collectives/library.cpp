@@ -155,10 +155,9 @@ Params library_params() {
        "on a bidirectional ring each direction has its own links")
       .one_of({"forward", "backward"});
   p.optional("fair_share", ParamKind::kBool, false,
-             "CU executor: the channels sending over one link share it equally (the link "
-             "interleaves the CTAs' stores), so a channel injects at most 1/k of its path's "
-             "bandwidth when k channels use that link, and time it spends on step "
-             "synchronisation is not taken up by the others");
+             "CU executor: the k channel CUs sending over one link share it equally (the link "
+             "interleaves their stores): each injects at most 1/k of the link's bandwidth, and "
+             "time one spends on step synchronisation is not taken up by the others");
   return p;
 }
 
