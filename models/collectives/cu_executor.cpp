@@ -68,6 +68,7 @@ CuExecutor::CuExecutor(ExecContext ctx)
     cs.flag = x_.machine.fabric->path_latency(cn.src, cn.dst) +
               (cn.inter_node ? x_.lib.inter_node_latency : Duration());
   }
+  share_links();
 }
 
 CuExecutor::~CuExecutor() = default;
@@ -153,6 +154,7 @@ void CuExecutor::advance(uint32_t l) {
       ls.in_window_queue = true;
       return;
     }
+    if (paced(l, op, payload)) return;
     const uint64_t off = ls.issued;
     ls.issued += payload;
     start_piece(l, id, off, payload);

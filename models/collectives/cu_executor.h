@@ -41,6 +41,7 @@ class CuExecutor final : public CollectiveExecutor,
     Tick began;            // when it did (timeline only)
     bool syncing = false;  // paying the step latency
     bool in_window_queue = false;
+    bool pace_waiting = false;  // fair share: a wake-up for its next sending piece is scheduled
   };
 
   struct ConnState {
@@ -58,6 +59,8 @@ class CuExecutor final : public CollectiveExecutor,
     uint64_t proxy_landed = 0;  // inter-node: payload landed at the receiver
     uint64_t proxy_cum = 0;     // inter-node: payload of the flagged slices
     Duration flag;
+    Bandwidth share;     // fair share: its CU's part of its first link (0: unpaced)
+    uint32_t pacer = 0;  // fair share: index into pace_at_ (its CU on that link)
     bool send_waiting = false;
     bool recv_waiting = false;
   };
@@ -96,6 +99,9 @@ class CuExecutor final : public CollectiveExecutor,
   void publish(uint64_t conn);
   void credit(uint64_t conn);
   void wake_window(uint32_t cu);
+  void share_links();
+  bool paced(uint32_t lane, const Op& op, uint64_t payload);
+  void pace_wake(uint64_t lane);
   void lane_finished();
   uint64_t slot_addr(uint32_t conn, uint32_t seq, uint64_t off) const;
   gpu::Access access(uint64_t addr, uint64_t bytes, common::MemCmd cmd, common::TrafficClass cls,
@@ -114,6 +120,7 @@ class CuExecutor final : public CollectiveExecutor,
   std::vector<std::vector<uint32_t>> cu_lanes_;     // CU -> its lanes
   std::vector<std::vector<uint32_t>> dep_waiters_;  // lane -> lanes waiting for one of its ops
   std::vector<int> group_gpus_;
+  std::vector<Tick> pace_at_;  // per (CU, link): earliest start of its next sending piece
   uint64_t piece_ = 0;
   uint64_t piece_slot_ = 0;  // wire bytes a piece occupies in a slot, 4 KiB aligned
   size_t lanes_left_ = 0;

@@ -154,6 +154,10 @@ Params library_params() {
        "ring schedules: forward = rank r sends to r+1 (NCCL's ring order), backward = to r-1; "
        "on a bidirectional ring each direction has its own links")
       .one_of({"forward", "backward"});
+  p.optional("fair_share", ParamKind::kBool, false,
+             "CU executor: the k channel CUs sending over one link share it equally (the link "
+             "interleaves their stores): each injects at most 1/k of the link's bandwidth, and "
+             "time one spends on step synchronisation is not taken up by the others");
   return p;
 }
 
@@ -179,6 +183,7 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
   c.nvls_min_ranks = static_cast<uint32_t>(b.integer("nvls_min_ranks"));
   c.piece = b.bytes("piece");
   c.ring_reversed = b.str("ring_direction") == "backward";
+  c.fair_share = b.boolean("fair_share");
   return c;
 }
 

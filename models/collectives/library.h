@@ -86,6 +86,7 @@ struct LibraryConfig {
   uint32_t nvls_min_ranks = 2;            // auto: NVLS only with more GPUs than this
   Bytes piece;                            // CU memory-work granularity (fidelity knob)
   bool ring_reversed = false;             // ring rank r sends to r-1 instead of r+1
+  bool fair_share = false;  // CU: a channel injects at most its share of its path's bandwidth
 
   const ProtocolSpec& spec(Protocol p) const;
   // Auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when every hop is
