@@ -7,7 +7,7 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr std::array<AlgorithmSpec, 4> kAlgorithms{{
+constexpr std::array<AlgorithmSpec, 5> kAlgorithms{{
     {Algo::kRing, "ring",
      kind_bit(Kind::kAllReduce) | kind_bit(Kind::kReduceScatter) | kind_bit(Kind::kAllGather) |
          kind_bit(Kind::kBroadcast) | kind_bit(Kind::kReduce),
@@ -20,6 +20,7 @@ constexpr std::array<AlgorithmSpec, 4> kAlgorithms{{
     {Algo::kNvls, "nvls",
      kind_bit(Kind::kAllReduce) | kind_bit(Kind::kReduceScatter) | kind_bit(Kind::kAllGather),
      &make_nvls},
+    {Algo::kTree, "tree", kind_bit(Kind::kAllReduce), &make_tree},
 }};
 
 }  // namespace

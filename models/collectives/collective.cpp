@@ -102,7 +102,10 @@ void Collective::resolve(const CollectiveSpec& spec) {
                         "the " + std::string(algorithm(algo_).name) + " algorithm has no " +
                             std::string(ks.name) + " schedule");
     }
-    algo_ = multi_node && kind_ == Kind::kAllReduce ? Algo::kHierarchical : ks.preferred;
+    algo_ = ks.preferred;
+    if (multi_node && kind_ == Kind::kAllReduce) {  // NCCL runs Tree across nodes (tree_max)
+      algo_ = bytes_ <= lib_.tree_max.count() ? Algo::kTree : Algo::kHierarchical;
+    }
     // NCCL's choice on NVLink SHARP systems (hardware.md §5.1): NVLS for large all-reduces within
     // one NVSwitch node of more than nvls_min_ranks GPUs.
     if (lib_.nvls_channels > 0 && !multi_node && kind_ == Kind::kAllReduce &&
@@ -131,6 +134,8 @@ void Collective::resolve(const CollectiveSpec& spec) {
   }
   const Protocol want = spec.proto != Protocol::kAuto ? spec.proto : lib_.protocol;
   proto_ = exec_ == Executor::kDma ? Protocol::kSimple : lib_.select(want, bytes_, multi_node);
+  // Tree slices are one buffer step each, so every step of the buffer is a slot.
+  if (algo_ == Algo::kTree) lib_.protocols[proto_index(proto_)].slots = lib_.steps;
   if (spec.channels == 0 && exec_ == Executor::kCu) {  // an explicit count is taken as given
     channels_ =
         lib_.channels_for(proto_, channels_, bytes_, static_cast<int>(m), algo_ == Algo::kRing);
@@ -156,6 +161,12 @@ Geometry Collective::geometry(const CollectiveSpec& spec) const {
     g.chunk = lib_.nvls_chunk.count();
     g.slices_per_chunk = 1;
     g.slice_floor = 0;
+  }
+  if (algo_ == Algo::kTree) {  // one step per chunk and slice (NCCL's tree protocol)
+    g.chunk = p.step_payload.count();
+    g.slices_per_chunk = 1;
+    g.slice_floor = 0;
+    g.min_chunk = lib_.tree_min_chunk.count();
   }
   if (algo_ == Algo::kRing && fully_connected())
     g.rings = disjoint_rings(static_cast<int>(g.ranks.size()));

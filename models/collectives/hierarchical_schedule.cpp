@@ -6,10 +6,8 @@
 // reduce-scatter (NCCL's split-thread tree/collnet kernels work the same way).
 #include <algorithm>
 #include <array>
-#include <string>
 
 #include "models/collectives/schedule_builder.h"
-#include "sim/errors.h"
 
 namespace t3sim::collectives {
 namespace {
@@ -18,33 +16,9 @@ namespace {
 // (t3sim modelling choice, in the spirit of NCCL's pipelined tree chunking).
 constexpr uint64_t kPipelineDepth = 4;
 
-struct Shape {
-  int local = 0;  // GPUs per node (L)
-  int nodes = 0;  // N
-  int rank(int node, int l) const { return node * local + l; }
-};
-
-Shape check_shape(const Geometry& g) {
-  const int n = static_cast<int>(g.ranks.size());
-  const int per = static_cast<int>(g.gpus_per_node);
-  if (per <= 0 || n % per != 0 || n / per < 2) {
-    throw ConfigError("collectives", "/gpus_per_node",
-                      "hierarchical all-reduce needs gpus_per_node > 0 dividing the " +
-                          std::to_string(n) + " GPUs into at least 2 nodes");
-  }
-  for (int i = 0; i < n; ++i) {
-    if (g.ranks[static_cast<size_t>(i)] / per != g.ranks[static_cast<size_t>(i - i % per)] / per) {
-      throw ConfigError("collectives", "/gpus_per_node",
-                        "hierarchical all-reduce needs each node's GPUs to be consecutive in the "
-                        "group");
-    }
-  }
-  return Shape{per, n / per};
-}
-
 struct Ctx {
   ScheduleBuilder& b;
-  Shape sh;
+  NodeShape sh;
   std::vector<Loop> loops;
   uint32_t c = 0;
   uint64_t part(const Loop& lp, int j) const {
@@ -114,7 +88,7 @@ void intra_ag(Ctx& x, int l, const RankConns& k, const std::vector<uint32_t>& af
 }
 
 // Connections of channel c: [0] intra RS ring, [1] inter ring, [2] intra AG ring, each by src rank.
-std::array<std::vector<uint32_t>, 3> connect_channel(ScheduleBuilder& b, const Shape& sh) {
+std::array<std::vector<uint32_t>, 3> connect_channel(ScheduleBuilder& b, const NodeShape& sh) {
   std::array<std::vector<uint32_t>, 3> conns;
   for (auto& v : conns) v.resize(static_cast<size_t>(sh.nodes * sh.local));
   for (int m = 0; m < sh.nodes; ++m) {
@@ -131,7 +105,7 @@ std::array<std::vector<uint32_t>, 3> connect_channel(ScheduleBuilder& b, const S
 }  // namespace
 
 Schedule make_hierarchical(const Geometry& geo) {
-  const Shape sh = check_shape(geo);
+  const NodeShape sh = node_shape(geo, "hierarchical all-reduce", 2);
   Geometry g = geo;
   const uint64_t per_loop = g.channels * static_cast<uint64_t>(sh.local) * kPipelineDepth;
   g.chunk = std::min(g.chunk, round_up(div_up(g.bytes, per_loop), kChunkAlign));

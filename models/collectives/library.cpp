@@ -114,7 +114,7 @@ Params library_params() {
              "channels per collective: one CU (CTA) on every GPU each, 1/channels of the data")
       .range(1, 64);
   p.optional("algorithm", ParamKind::kString, "auto",
-             "default algorithm (auto: hierarchical all-reduce across nodes, else ring)")
+             "default algorithm (auto: tree or hierarchical all-reduce across nodes, else ring)")
       .one_of(algorithm_names());
   p.optional("protocol", ParamKind::kString, "auto", "default protocol (auto: by size)")
       .one_of({"auto", "simple", "ll128", "ll"});
@@ -146,6 +146,13 @@ Params library_params() {
   p.required("nvls_min_ranks", ParamKind::kInt,
              "auto algorithm: NVLS only for groups of more GPUs than this")
       .range(1, 4096);
+  p.required("tree_max", ParamKind::kBytes,
+             "auto algorithm: Tree for all-reduces across nodes up to this size, hierarchical "
+             "above");
+  p.required("tree_min_chunk", ParamKind::kBytes,
+             "Tree, Simple: the smallest chunk that NCCL's halving by tree depth (more pipeline "
+             "stages for small sizes) cuts a step down to")
+      .at_least(4096);
   p.optional("piece", ParamKind::kBytes, "16 KiB",
              "CU memory-work granularity (fidelity knob: loads then stores per piece)")
       .range(256, 1 << 20);
@@ -181,6 +188,8 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
   c.nvls_chunk = b.bytes("nvls_chunk");
   c.nvls_min = b.bytes("nvls_min");
   c.nvls_min_ranks = static_cast<uint32_t>(b.integer("nvls_min_ranks"));
+  c.tree_max = b.bytes("tree_max");
+  c.tree_min_chunk = b.bytes("tree_min_chunk");
   c.piece = b.bytes("piece");
   c.ring_reversed = b.str("ring_direction") == "backward";
   c.fair_share = b.boolean("fair_share");

@@ -32,7 +32,7 @@ enum class Kind : uint8_t {
   kAllToAll,
   kSendRecv
 };
-enum class Algo : uint8_t { kAuto, kRing, kDirect, kHierarchical, kNvls };
+enum class Algo : uint8_t { kAuto, kRing, kDirect, kHierarchical, kNvls, kTree };
 enum class Protocol : uint8_t { kAuto, kSimple, kLL128, kLL };
 enum class Executor : uint8_t { kCu, kDma };
 
@@ -84,6 +84,8 @@ struct LibraryConfig {
   Bytes nvls_chunk;                       // NVLS chunk per channel and loop
   Bytes nvls_min;                         // auto: NVLS all-reduce from this size
   uint32_t nvls_min_ranks = 2;            // auto: NVLS only with more GPUs than this
+  Bytes tree_max;                         // auto: Tree all-reduce across nodes up to this size
+  Bytes tree_min_chunk;                   // Tree, Simple: floor of the chunk halving by depth
   Bytes piece;                            // CU memory-work granularity (fidelity knob)
   bool ring_reversed = false;             // ring rank r sends to r-1 instead of r+1
   bool fair_share = false;  // CU: a channel injects at most its share of its path's bandwidth

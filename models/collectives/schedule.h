@@ -88,6 +88,7 @@ struct Geometry {
   uint64_t chunk = 0;      // largest chunk per rank, channel and loop
   uint32_t slices_per_chunk = 1;
   uint64_t slice_floor = 0;   // smallest slice NCCL cuts (slice size / 32)
+  uint64_t min_chunk = 0;     // tree, Simple: the chunk halving by tree depth stops here
   bool channel_major = true;  // Simple: a channel's chunks are contiguous; LL: interleaved
   uint32_t gpus_per_node = 0;
   int ring_step = 1;  // ring: rank r sends to r + ring_step (+1 NCCL's direction, -1 reversed)
@@ -104,6 +105,10 @@ Schedule make_direct(const Geometry& g);
 // intra-node ring AG, on three lanes per channel pipelined by chunk (NCCL's split-thread model).
 // Contract: ConfigError unless gpus_per_node divides the group into >= 2 equal nodes.
 Schedule make_hierarchical(const Geometry& g);
+// NCCL's Tree all-reduce: per channel a chain through each node from the channel's head GPU, the
+// heads joined by one of two binary trees over the nodes; reduce up, broadcast down, one slice per
+// chunk. Contract: ConfigError unless gpus_per_node (0: one node) cuts the group into equal nodes.
+Schedule make_tree(const Geometry& g);
 // NVLink SHARP: per rank and channel, chunks of its share for the NVLS executor (nvls_executor.h).
 Schedule make_nvls(const Geometry& g);
 

@@ -17,6 +17,23 @@ std::vector<Loop> make_loops(uint64_t total, uint64_t channels, uint64_t parts, 
   return loops;
 }
 
+NodeShape node_shape(const Geometry& g, const std::string& algo, int min_nodes) {
+  const int n = static_cast<int>(g.ranks.size());
+  const int per = g.gpus_per_node == 0 ? n : static_cast<int>(g.gpus_per_node);
+  if (per <= 0 || n % per != 0 || n / per < min_nodes) {
+    throw ConfigError("collectives", "/gpus_per_node",
+                      algo + " needs gpus_per_node dividing the " + std::to_string(n) +
+                          " GPUs into at least " + std::to_string(min_nodes) + " nodes");
+  }
+  for (int i = 0; i < n; ++i) {
+    if (g.ranks[static_cast<size_t>(i)] / per != g.ranks[static_cast<size_t>(i - i % per)] / per) {
+      throw ConfigError("collectives", "/gpus_per_node",
+                        algo + " needs each node's GPUs to be consecutive in the group");
+    }
+  }
+  return NodeShape{per, n / per};
+}
+
 uint32_t ScheduleBuilder::connect(int src_rank, int dst_rank) {
   Conn c;
   c.src_rank = src_rank;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "models/collectives/schedule.h"
@@ -36,6 +37,16 @@ struct Loop {
 };
 // Loops over a region of `total` bytes cut into channels x parts chunks of at most `chunk`.
 std::vector<Loop> make_loops(uint64_t total, uint64_t channels, uint64_t parts, uint64_t chunk);
+
+// A group cut into nodes of `local` consecutive ranks (the node-aware generators).
+struct NodeShape {
+  int local = 0;  // GPUs per node (L)
+  int nodes = 0;  // N
+  int rank(int node, int l) const { return node * local + l; }
+};
+// Contract: ConfigError naming `algo` unless gpus_per_node divides the group into at least
+// `min_nodes` equal nodes whose GPUs are consecutive in the group; gpus_per_node 0 is one node.
+NodeShape node_shape(const Geometry& g, const std::string& algo, int min_nodes);
 
 class ScheduleBuilder {
  public:

@@ -107,7 +107,8 @@ NcclTestsOptions parse_nccl_tests(const Args& args, bool& help) {
       "warm-up iterations (printed; nothing to warm up in a simulation)")(
       "check,c", integer(&o.check, 0, 1)->default_value(1),
       "1: #wrong = payload bytes the schedule failed to deliver (0: N/A)")(
-      "algo", po::value(&algo)->default_value("auto"), "auto | ring | direct | hierarchical")(
+      "algo", po::value(&algo)->default_value("auto"),
+      "auto | ring | direct | tree | hierarchical | nvls")(
       "executor", po::value(&exec), "cu | dma (default: the system's collectives.executor)")(
       "proto", po::value(&proto)->default_value("auto"), "auto | simple | ll128 | ll")(
       "channels", integer(&channels, 0u, 64u)->default_value(0),

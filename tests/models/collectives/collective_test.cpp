@@ -178,6 +178,7 @@ TEST(Collective, HierarchicalAcrossNodes) {
   const uint64_t S = 8 << 20;
   const LibraryConfig lib = library({{"gpus_per_node", 4}});
   CollectiveSpec s = spec(Kind::kAllReduce, S, Protocol::kAuto, 2);
+  s.algo = Algo::kHierarchical;  // auto would run NCCL's Tree (tree_max)
   Simulator sim;
   TestMachine tm(sim, mo);
   Collective c(sim, &sim.root(), "coll", tm.machine(), lib, s);

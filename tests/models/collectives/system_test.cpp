@@ -72,6 +72,15 @@ TEST(SystemCollective, P4deTwoNodesUsesTheNetwork) {
   EXPECT_LT(hier.us, ring.us);  // the flat ring pushes 2(n-1)/n S through every NIC
 }
 
+TEST(SystemCollective, AutoRunsNcclTreeAcrossNodesOnly) {
+  const uint64_t S = 16 << 20;
+  const Result tree = all_reduce("p4de-2node", S);
+  EXPECT_EQ(tree.algo, Algo::kTree);
+  EXPECT_EQ(all_reduce("dgx-a100", S).algo, Algo::kRing);  // one node: no tree
+  // Tree: each node's NICs carry S out and S in; the flat ring 2(n-1)/n S through every NIC.
+  EXPECT_LT(tree.us, all_reduce("p4de-2node", S, Algo::kRing).us);
+}
+
 TEST(SystemCollective, DgxH100PicksNvlsForLargeAllReducesAndItBeatsTheRing) {
   const uint64_t S = 256 << 20;
   const Result nvls = all_reduce("dgx-h100", S);

@@ -40,10 +40,17 @@ uint64_t TestMachine::bytes(common::TrafficClass c, common::MemCmd m) const {
 // Every required key of the "collectives" object, inline (NCCL's geometry with round costs), so a
 // preset edit never moves these tests.
 nlohmann::json library_base() {
-  nlohmann::json j = {
-      {"channels", 24},          {"steps", 8},           {"link_efficiency", 0.82},
-      {"ll_max", "512 KiB"},     {"ll128_max", "8 MiB"}, {"inter_node_latency", "10 us"},
-      {"nvls_chunk", "128 KiB"}, {"nvls_min", "2 MiB"},  {"nvls_min_ranks", 4}};
+  nlohmann::json j = {{"channels", 24},
+                      {"steps", 8},
+                      {"link_efficiency", 0.82},
+                      {"ll_max", "512 KiB"},
+                      {"ll128_max", "8 MiB"},
+                      {"inter_node_latency", "10 us"},
+                      {"nvls_chunk", "128 KiB"},
+                      {"nvls_min", "2 MiB"},
+                      {"nvls_min_ranks", 4},
+                      {"tree_max", "4 GiB"},
+                      {"tree_min_chunk", "32 KiB"}};
   struct P {
     const char* x;
     const char* buffer;
