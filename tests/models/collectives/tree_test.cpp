@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <string>
 
 #include "models/collectives/collective.h"
 #include "models/collectives/schedule_builder.h"
@@ -123,6 +124,23 @@ TEST(TreeCollective, PipelineFillGrowsWithTheChain) {
   };
   EXPECT_NEAR(extra(4), 2 * 4 * 3.0, 0.15 * 2 * 4 * 3.0);
   EXPECT_NEAR(extra(8), 2 * 8 * 3.0, 0.15 * 2 * 8 * 3.0);
+}
+
+TEST(TreeCollective, AutoRunsTheTreeAcrossNodesUpToTreeMax) {
+  Simulator sim;
+  TestMachine tm(sim, MachineOptions{});
+  auto algo = [&](uint32_t per_node, uint64_t bytes) {
+    const LibraryConfig lib = library({{"gpus_per_node", per_node}, {"tree_max", "4 MiB"}});
+    CollectiveSpec s;
+    s.bytes = bytes;
+    return Collective(sim, &sim.root(),
+                      "c" + std::to_string(bytes) + "_" + std::to_string(per_node), tm.machine(),
+                      lib, s)
+        .algo();
+  };
+  EXPECT_EQ(algo(4, 4 << 20), Algo::kTree);
+  EXPECT_EQ(algo(4, 8 << 20), Algo::kHierarchical);
+  EXPECT_EQ(algo(0, 4 << 20), Algo::kRing);  // one node
 }
 
 }  // namespace
