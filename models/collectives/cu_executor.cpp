@@ -24,15 +24,10 @@ CuExecutor::CuExecutor(ExecContext ctx)
   const Schedule& s = x_.schedule;
   piece_ = x_.lib.piece.count();
   piece_slot_ = round_up(x_.proto.line_bytes(piece_), kChunkAlign);
-  std::vector<int> pos(static_cast<size_t>(x_.machine.size()), -1);
-  uint32_t channels = 0;
-  for (const Lane& l : s.lanes) {
-    if (pos[static_cast<size_t>(l.gpu)] < 0) {
-      pos[static_cast<size_t>(l.gpu)] = static_cast<int>(group_gpus_.size());
-      group_gpus_.push_back(l.gpu);
-    }
-    channels = std::max(channels, l.channel + 1);
-  }
+  LaneGroup group = lane_group(s, x_.machine.size());
+  const std::vector<int>& pos = group.pos;
+  const uint32_t channels = group.channels;
+  group_gpus_ = std::move(group.gpus);
   cus_.resize(group_gpus_.size() * channels);
   for (size_t i = 0; i < cus_.size(); ++i) {
     const gpu::GpuNode& node = x_.machine.gpus[static_cast<size_t>(group_gpus_[i / channels])];

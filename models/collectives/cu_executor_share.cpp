@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "models/collectives/cu_executor.h"
 
@@ -27,15 +28,19 @@ void CuExecutor::share_links() {
                      : Link{cn.src, -1, hops, f.path_bandwidth(cn.src, cn.dst).bytes_per_second()};
   };
   auto used = [&](const Conn& cn) { return cn.max_bytes > 0 && cn.src != cn.dst; };
-  std::map<Link, std::set<uint32_t>> cus;  // the CUs sending over each link
+  std::vector<Link> links(s.conns.size());  // each used connection's first link
+  std::map<Link, std::set<uint32_t>> cus;   // the CUs sending over each link
   std::map<std::pair<Link, uint32_t>, uint32_t> pacers;
-  for (const Conn& cn : s.conns) {
-    if (used(cn)) cus[link(cn)].insert(lanes_[cn.send_lane].cu);
+  for (size_t c = 0; c < s.conns.size(); ++c) {
+    const Conn& cn = s.conns[c];
+    if (!used(cn)) continue;
+    links[c] = link(cn);
+    cus[links[c]].insert(lanes_[cn.send_lane].cu);
   }
   for (size_t c = 0; c < s.conns.size(); ++c) {
     const Conn& cn = s.conns[c];
     if (!used(cn)) continue;
-    const Link l = link(cn);
+    const Link& l = links[c];
     conns_[c].share = f.path_bandwidth(cn.src, cn.dst) / cus[l].size();
     const auto [it, fresh] =
         pacers.try_emplace({l, lanes_[cn.send_lane].cu}, static_cast<uint32_t>(pace_at_.size()));

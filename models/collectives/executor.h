@@ -5,6 +5,7 @@
 // after every op of the schedule has completed and every resource it took has been given back.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +33,27 @@ struct ExecContext {
   ExecutorDone* done = nullptr;
   std::string path;  // of the owning component, for error messages
 };
+
+// The GPUs a schedule's lanes run on, in order of first appearance, each GPU id's position in
+// that list (-1: not in the group) and the channel count (highest lane channel + 1).
+struct LaneGroup {
+  std::vector<int> gpus;
+  std::vector<int> pos;  // by GPU id, machine_gpus entries
+  uint32_t channels = 0;
+};
+inline LaneGroup lane_group(const Schedule& s, int machine_gpus) {
+  LaneGroup g;
+  g.pos.assign(static_cast<size_t>(machine_gpus), -1);
+  for (const Lane& l : s.lanes) {
+    int& at = g.pos[static_cast<size_t>(l.gpu)];
+    if (at < 0) {
+      at = static_cast<int>(g.gpus.size());
+      g.gpus.push_back(l.gpu);
+    }
+    g.channels = std::max(g.channels, l.channel + 1);
+  }
+  return g;
+}
 
 class CollectiveExecutor {
  public:

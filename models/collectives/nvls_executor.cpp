@@ -19,14 +19,10 @@ constexpr uint64_t kGpuMask = (1ULL << kStepShift) - 1;
 NvlsExecutor::NvlsExecutor(ExecContext ctx)
     : CollectiveExecutor(ctx.machine.size()), x_(std::move(ctx)) {
   const Schedule& s = x_.schedule;
-  pos_.assign(static_cast<size_t>(x_.machine.size()), -1);
-  for (const Lane& l : s.lanes) {
-    if (pos_[static_cast<size_t>(l.gpu)] < 0) {
-      pos_[static_cast<size_t>(l.gpu)] = static_cast<int>(group_.size());
-      group_.push_back(l.gpu);
-    }
-    channels_ = std::max(channels_, l.channel + 1);
-  }
+  LaneGroup group = lane_group(s, x_.machine.size());
+  group_ = std::move(group.gpus);
+  pos_ = std::move(group.pos);
+  channels_ = std::max(channels_, group.channels);
   if (group_.size() > kGpuMask) throw ModelError(x_.path, "NVLS group too large");
   for (int a : group_) {
     for (int b : group_) {
