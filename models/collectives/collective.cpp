@@ -28,12 +28,14 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
   schedule_ = algorithm(algo_).build(g);
   if (spec.fold) {
     if (exec_ != Executor::kCu) throw common::FoldError("DMA-engine collectives");
-    if (algo_ == Algo::kNvls) throw common::FoldError("NVLS collectives (switch-side state)");
     bool in_order = group_.size() == machine_.gpus.size();
     for (size_t i = 0; in_order && i < group_.size(); ++i)
       in_order = group_[i] == static_cast<int>(i);
     if (!in_order) throw common::FoldError("the group is not every GPU in order");
-    schedule_ = fold_schedule(schedule_, machine_.size());
+    Schedule folded = fold_schedule(schedule_, machine_.size());
+    if (algo_ == Algo::kNvls) fold_offsets_ = fold_offsets(schedule_, machine_.size());
+    schedule_ = std::move(folded);
+    fold_gpus_ = machine_.size();
   }
   std::vector<uint64_t> addr(static_cast<size_t>(machine_.size()), 0);
   for (size_t i = 0; i < group_.size(); ++i) {
@@ -42,7 +44,8 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
         spec.buffer_addr.empty() ? machine_.gpus[gi].alloc->allocate(bytes_) : spec.buffer_addr[i];
   }
   const Protocol geom = exec_ == Executor::kDma ? Protocol::kSimple : proto_;
-  ExecContext ctx{sim, machine_, schedule_, lib_.spec(geom), lib_, std::move(addr), this, path()};
+  ExecContext ctx{sim,  machine_, schedule_,  lib_.spec(geom),         lib_, std::move(addr),
+                  this, path(),   fold_gpus_, std::move(fold_offsets_)};
   if (algo_ == Algo::kNvls) {
     exec_impl_ = std::make_unique<NvlsExecutor>(std::move(ctx));
   } else if (exec_ == Executor::kCu) {

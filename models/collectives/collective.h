@@ -87,6 +87,8 @@ class Collective : public Component, public ExecutorDone {
   uint32_t channels_ = 1;
   std::vector<int> group_;
   Schedule schedule_;
+  int fold_gpus_ = 0;                   // folded: the group size GPU 0 stands for
+  std::vector<uint64_t> fold_offsets_;  // folded NVLS: fold_offsets() (collectives/fold.h)
   std::unique_ptr<CollectiveExecutor> exec_impl_;
   CollectiveDone* done_cb_ = nullptr;
   uint64_t tag_ = 0;

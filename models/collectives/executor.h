@@ -32,6 +32,10 @@ struct ExecContext {
   std::vector<uint64_t> data_addr;  // by GPU id: base of the collective's data buffer
   ExecutorDone* done = nullptr;
   std::string path;  // of the owning component, for error messages
+  // Folded run (models/common/mirror.h): the size of the group GPU 0 stands for (0: not folded)
+  // and, for NVLS, fold_offsets() of the unfolded schedule.
+  int fold_gpus = 0;
+  std::vector<uint64_t> fold_offsets;
 };
 
 // The GPUs a schedule's lanes run on, in order of first appearance, each GPU id's position in

@@ -154,4 +154,23 @@ Schedule fold_schedule(const Schedule& s, int gpus) {
   return f;
 }
 
+std::vector<uint64_t> fold_offsets(const Schedule& s, int gpus) {
+  const Index ix = index(s, gpus);
+  const auto n = static_cast<size_t>(gpus);
+  std::vector<uint64_t> out;
+  const auto& lanes0 = ix.lanes_of[0];
+  for (size_t j = 0; j < lanes0.size(); ++j) {
+    for (uint32_t k = 0; k < s.lanes[lanes0[j]].num_ops; ++k) {
+      for (size_t r = 0; r < n; ++r) {
+        const auto& lanes = ix.lanes_of[r];
+        if (j >= lanes.size() || k >= s.lanes[lanes[j]].num_ops) {
+          throw FoldError("GPU " + std::to_string(r) + " has fewer ops than GPU 0");
+        }
+        out.push_back(s.ops[s.lanes[lanes[j]].first_op + k].offset);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace t3sim::collectives

@@ -8,10 +8,19 @@
 // rotated by g, and no receive uses per-peer addressing. The result is finalized.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "models/collectives/schedule.h"
 
 namespace t3sim::collectives {
 
 Schedule fold_schedule(const Schedule& s, int gpus);
+
+// For the ops of fold_schedule(s, gpus), in its order: the offset of the same op (same lane index,
+// same op index) on every GPU, gpus entries per op (GPU r's entry at [op * gpus + r]). Executors
+// whose data crosses every GPU's memory at once (NVLS) use it to land GPU r's part of a
+// multi-GPU access in GPU 0's memory where its rotation puts it. Contract: as fold_schedule.
+std::vector<uint64_t> fold_offsets(const Schedule& s, int gpus);
 
 }  // namespace t3sim::collectives

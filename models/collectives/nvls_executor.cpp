@@ -23,9 +23,12 @@ NvlsExecutor::NvlsExecutor(ExecContext ctx)
   group_ = std::move(group.gpus);
   pos_ = std::move(group.pos);
   channels_ = std::max(channels_, group.channels);
-  if (group_.size() > kGpuMask) throw ModelError(x_.path, "NVLS group too large");
-  for (int a : group_) {
-    for (int b : group_) {
+  n_ = x_.fold_gpus > 0 ? static_cast<size_t>(x_.fold_gpus) : group_.size();
+  if (n_ > kGpuMask) throw ModelError(x_.path, "NVLS group too large");
+  std::vector<int> members = group_;  // folded: the group GPU 0 stands for
+  for (size_t g = members.size(); g < n_; ++g) members.push_back(static_cast<int>(g));
+  for (int a : members) {
+    for (int b : members) {
       if (a != b && x_.machine.fabric->hops(a, b) != 2) {
         throw ConfigError(x_.path, "/algo",
                           "NVLS needs every GPU of the group on one NVSwitch (GPU " +
@@ -73,6 +76,7 @@ void NvlsExecutor::launch(uint64_t) {
 }
 
 int NvlsExecutor::other(int gpu) const {
+  if (x_.fold_gpus > 0) return (gpu + 1) % x_.fold_gpus;
   const size_t p = static_cast<size_t>(pos_[static_cast<size_t>(gpu)]);
   return group_[(p + 1) % group_.size()];
 }
@@ -137,9 +141,25 @@ void NvlsExecutor::advance(uint32_t l) {
                                                         l);
 }
 
+// Folded run: what GPU i does for GPU 0's piece is, by symmetry, what GPU 0 does for GPU -i's
+// piece, so the access lands in GPU 0's memory at rank -i's offset of the same op.
+uint64_t NvlsExecutor::folded_off(const Piece& pc, size_t i) const {
+  const Op& op = x_.schedule.ops[pc.op];
+  const size_t r = (n_ - i) % n_;
+  return x_.fold_offsets[static_cast<size_t>(pc.op) * n_ + r] + (pc.off - op.offset);
+}
+
 void NvlsExecutor::issue_reduce(uint64_t piece) {
   const auto p = static_cast<uint32_t>(piece);
   const Op& op = x_.schedule.ops[pieces_[p].op];
+  if (x_.fold_gpus > 0) {
+    for (size_t i = 0; i < n_; ++i) {
+      switch_reads_[0]->submit(access(0, folded_off(pieces_[p], i), pieces_[p].payload,
+                                      common::MemCmd::kRead, read_class(op.phase),
+                                      tag(p, kUp, static_cast<int>(i))));
+    }
+    return;
+  }
   for (size_t i = 0; i < group_.size(); ++i) {
     switch_reads_[i]->submit(access(group_[i], pieces_[p].off, pieces_[p].payload,
                                     common::MemCmd::kRead, read_class(op.phase),
@@ -158,6 +178,12 @@ void NvlsExecutor::access_done(uint64_t t) {
   if (step == kUp) {
     const uint64_t wire = x_.proto.wire_bytes(pc.payload);
     wire_ += wire;
+    if (x_.fold_gpus > 0) {  // GPU g's copy for GPU 0 = GPU 0's copy for GPU -g, its own pair
+      const int to = g == 0 ? other(0) : x_.fold_gpus - g;
+      x_.machine.fabric->send_segment(0, to, common::PathSegment::kToSwitch, Bytes(wire), this,
+                                      tag(p, kUp, 0));
+      return;
+    }
     // the requester's own copy also goes through the switch (multimem reads every GPU's copy)
     x_.machine.fabric->send_segment(g, g == req ? other(req) : req, common::PathSegment::kToSwitch,
                                     Bytes(wire), this, tag(p, kUp, g));
@@ -167,8 +193,8 @@ void NvlsExecutor::access_done(uint64_t t) {
     loaded(p);
     return;
   }
-  received_[static_cast<size_t>(g)] += pc.payload;
-  if (++pieces_[p].count == (x_.schedule.ops[pc.op].flags & kSend ? group_.size() : 1)) {
+  received_[static_cast<size_t>(x_.fold_gpus > 0 ? 0 : g)] += pc.payload;
+  if (++pieces_[p].count == (x_.schedule.ops[pc.op].flags & kSend ? n_ : 1)) {
     piece_done(p);
   }
 }
@@ -182,7 +208,7 @@ void NvlsExecutor::delivered(uint64_t t) {
   const uint64_t wire = x_.proto.wire_bytes(pc.payload);
   switch (step) {
     case kUp:  // one copy reached the switch; the last one leaves reduced for the requester
-      if (++pc.count < group_.size()) return;
+      if (++pc.count < n_) return;
       pc.count = 0;
       wire_ += wire;
       x_.machine.fabric->send_segment(other(req), req, common::PathSegment::kFromSwitch,
@@ -191,7 +217,16 @@ void NvlsExecutor::delivered(uint64_t t) {
     case kReduced:
       loaded(p);
       return;
-    case kCastUp:  // the switch replicates the store to every GPU of the group
+    case kCastUp:              // the switch replicates the store to every GPU of the group
+      if (x_.fold_gpus > 0) {  // GPU d's copy lands at GPU 0 as GPU -d's copy would
+        for (size_t d = 0; d < n_; ++d) {  // GPU 0 -> d's copy = GPU -d -> 0's, its own pair
+          wire_ += wire;
+          const int from = d == 0 ? other(0) : x_.fold_gpus - static_cast<int>(d);
+          x_.machine.fabric->send_segment(from, 0, common::PathSegment::kFromSwitch, Bytes(wire),
+                                          this, tag(p, kCastDown, static_cast<int>(d)));
+        }
+        return;
+      }
       for (int d : group_) {
         wire_ += wire;
         x_.machine.fabric->send_segment(d == req ? other(req) : req, d,
@@ -200,6 +235,12 @@ void NvlsExecutor::delivered(uint64_t t) {
       }
       return;
     case kCastDown:
+      if (x_.fold_gpus > 0) {
+        cast_writes_[0]->submit(access(0, folded_off(pc, static_cast<size_t>(g)), pc.payload,
+                                       common::MemCmd::kWrite, write_class(Phase::kAllGather),
+                                       tag(p, kLanded, 0)));
+        return;
+      }
       cast_writes_[static_cast<size_t>(pos_[static_cast<size_t>(g)])]->submit(
           access(g, pc.off, pc.payload, common::MemCmd::kWrite, write_class(Phase::kAllGather),
                  tag(p, kLanded, g)));
@@ -217,7 +258,7 @@ void NvlsExecutor::loaded(uint32_t p) {
   const Op& op = x_.schedule.ops[pc.op];
   const int req = x_.schedule.lanes[pc.lane].gpu;
   if (op.flags & kSend) {
-    sent_[static_cast<size_t>(req)] += pc.payload * group_.size();
+    sent_[static_cast<size_t>(req)] += pc.payload * n_;
     wire_ += x_.proto.wire_bytes(pc.payload);
     x_.machine.fabric->send_segment(req, other(req), common::PathSegment::kToSwitch,
                                     Bytes(x_.proto.wire_bytes(pc.payload)), this,

@@ -7,6 +7,8 @@
 // or local) data is in the CU; stores are posted; the lane ends when every store has landed, then
 // pays the protocol's step latency (the closing flag). Fidelity: the switch reduces and replicates
 // at line rate with no buffer limit; read requests cost one path latency and no link bytes.
+// Folded (ExecContext::fold_gpus): GPU 0 alone; the copies other GPUs would read and receive cross
+// GPU 0's links and memory at their rotated offsets (collectives/fold.h fold_offsets).
 // Contract: as CollectiveExecutor; needs every pair of the group to meet in one switch (two hops).
 #pragma once
 
@@ -58,7 +60,9 @@ class NvlsExecutor final : public CollectiveExecutor,
   void piece_done(uint32_t piece);
   void lane_end(uint64_t lane);
   void release_window(uint32_t piece);
-  int other(int gpu) const;  // a group member != gpu (the source of a switch-to-gpu segment)
+  int other(int gpu) const;
+  uint64_t folded_off(const Piece& pc, size_t i)
+      const;  // a group member != gpu (the source of a switch-to-gpu segment)
   uint64_t tag(uint32_t piece, Step s, int gpu = 0) const;
   gpu::Access access(int gpu, uint64_t off, uint64_t bytes, common::MemCmd cmd,
                      common::TrafficClass cls, uint64_t tag);
@@ -75,6 +79,7 @@ class NvlsExecutor final : public CollectiveExecutor,
   std::vector<Piece> pieces_;
   std::vector<uint32_t> free_pieces_;
   uint32_t channels_ = 1;
+  size_t n_ = 0;  // GPUs of the group (folded: the group GPU 0 stands for)
   uint64_t window_ = 0;
   uint64_t piece_ = 0;
   size_t lanes_left_ = 0;

@@ -83,6 +83,7 @@ NcclTestsOptions parse_nccl_tests(const Args& args, bool& help) {
   NcclTestsOptions o;
   uint32_t channels = 0;
   int root = 0;
+  bool full = false;
   desc.add_options()("test", po::value(&test)->required(),
                      ("the program: " + test_names()).c_str())(
       "system", po::value(&o.system)->required(), "system name or path")(
@@ -115,7 +116,9 @@ NcclTestsOptions parse_nccl_tests(const Args& args, bool& help) {
       "channels, 1..64 (0 = the system's)")("set", po::value(&o.sets)->composing(),
                                             "override: path=value")(
       "compare", po::value(&o.compare), "measured CSV: size_bytes,time_us,algbw_gbps,busbw_gbps")(
-      "verbose,v", po::bool_switch(&o.verbose), "a comment line per size: choices, wall time");
+      "verbose,v", po::bool_switch(&o.verbose), "a comment line per size: choices, wall time")(
+      "full", po::bool_switch(&full),
+      "simulate every GPU (default: GPU 0 alone when the run is rotation-symmetric)");
   o.trace.add(desc);
   po::positional_options_description pos;
   pos.add("test", 1);
@@ -153,6 +156,7 @@ NcclTestsOptions parse_nccl_tests(const Args& args, bool& help) {
   if (!exec.empty()) o.base.exec = collectives::parse_executor(exec, "--executor");
   o.base.channels = channels;
   o.base.elem_bytes = o.type->bytes;
+  o.base.fold = !full;
   return o;
 }
 

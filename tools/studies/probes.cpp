@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "models/collectives/kinds.h"
+#include "models/common/mirror.h"
 #include "models/fabric/fabric.h"
 #include "models/system/scenario.h"
 #include "models/system/system.h"
@@ -114,13 +115,21 @@ P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes) {
   return P2pProbe{counter.last - Tick{}, sc.machine().fabric->hops(src, dst)};
 }
 
-CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec,
-                                 Timeline* timeline) {
+namespace {
+
+CollectiveProbe probe_once(const ConfigDoc& system, collectives::CollectiveSpec spec,
+                           Timeline* timeline, bool fold) {
   Simulator sim;
   sim.set_timeline(timeline);
-  system::System sys(sim, ConfigNode::root(system));
-  if (timeline != nullptr) system::name_processes(*timeline, sys.num_gpus());
+  system::System sys(sim, ConfigNode::root(system), fold ? 1 : 0);
+  if (fold && !sys.fabric().rotation_symmetric()) {
+    throw common::FoldError("the '" + sys.fabric().topology().kind +
+                            "' fabric is not the same from every GPU");
+  }
+  if (fold) sys.machine().remote->fold(nullptr);
+  if (timeline != nullptr) system::name_processes(*timeline, sys.active_gpus());
   const collectives::LibraryConfig lib = sys.collectives();
+  spec.fold = fold;
   collectives::Collective c(sim, &sys, "probe", sys.machine(), lib, spec);
   sim.elaborate();
   c.start(nullptr, 0);
@@ -129,9 +138,29 @@ CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::Col
   if (!c.done()) throw ModelError(c.path(), "collective did not complete");
   CollectiveProbe p;
   p.time_us = c.elapsed().to_us();
+  p.folded = fold;
+  p.events = sim.events();
   p.how = std::string(to_string(c.algo())) + "/" + to_string(c.protocol()) + "/" +
-          to_string(c.executor()) + "/" + std::to_string(c.channels()) + "ch";
+          to_string(c.executor()) + "/" + std::to_string(c.channels()) + "ch" +
+          (fold ? "/folded" : "");
   return p;
+}
+
+}  // namespace
+
+CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec,
+                                 Timeline* timeline) {
+  // A traced run shows every GPU; otherwise fold when the run is rotation-symmetric.
+  if (timeline == nullptr && spec.fold) {
+    try {
+      return probe_once(system, spec, nullptr, true);
+    } catch (const common::FoldError& e) {
+      CollectiveProbe p = probe_once(system, spec, timeline, false);
+      p.how += std::string(" (") + e.what() + ")";
+      return p;
+    }
+  }
+  return probe_once(system, spec, timeline, false);
 }
 
 double busbw_factor(collectives::Kind kind, int ranks) {

@@ -60,9 +60,12 @@ P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes);
 struct CollectiveProbe {
   double time_us = 0;
   std::string how;  // algorithm/protocol/executor/channels chosen
+  bool folded = false;
+  uint64_t events = 0;
 };
-// One collective of `spec` (its group, size and element width as given).
-// With `timeline`, the run is recorded into it (sim/timeline.h).
+// One collective of `spec` (its group, size and element width as given). With `spec.fold`, it
+// simulates GPU 0 alone when the run is rotation-symmetric (models/common/mirror.h) and every GPU
+// otherwise. With `timeline`, every GPU is simulated and recorded into it (sim/timeline.h).
 CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec,
                                  Timeline* timeline = nullptr);
 

@@ -1,0 +1,90 @@
+// Folded collective probes (tools/studies/probes.h, models/common/mirror.h): on one DGX H100 the
+// ring and NVLS all-reduce fold to GPU 0 alone and agree with the full 8-GPU run (ring within
+// 1 %, NVLS within 5 %: the full run's GPUs drift a little apart while every copy of a folded
+// piece shares GPU 0's links), with far fewer events; runs that cannot fold (multi-node ring,
+// a group that is not every GPU) fall back to the full run with its exact result.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "models/collectives/fold.h"
+#include "tools/studies/inputs.h"
+#include "tools/studies/probes.h"
+
+namespace t3sim {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = T3SIM_SOURCE_DIR;
+studies::Env env() { return studies::Env{kSource / "configs", kSource}; }
+
+collectives::CollectiveSpec all_reduce(uint64_t bytes, collectives::Algo algo, int gpus,
+                                       bool fold) {
+  collectives::CollectiveSpec s;
+  s.kind = collectives::Kind::kAllReduce;
+  s.bytes = bytes;
+  s.algo = algo;
+  s.fold = fold;
+  for (int g = 0; g < gpus; ++g) s.group.push_back(g);
+  return s;
+}
+
+void expect_folds_close(const char* system, collectives::Algo algo, uint64_t bytes, double rel) {
+  const ConfigDoc sys = studies::load_system(env(), system, {});
+  const auto f = studies::probe_collective(sys, all_reduce(bytes, algo, 8, true));
+  const auto full = studies::probe_collective(sys, all_reduce(bytes, algo, 8, false));
+  const std::string what = std::string(system) + " " + full.how + " " + std::to_string(bytes);
+  EXPECT_TRUE(f.folded) << what;
+  EXPECT_FALSE(full.folded) << what;
+  EXPECT_LT(f.events * 4, full.events) << what;
+  EXPECT_LE(std::abs(f.time_us - full.time_us), rel * full.time_us)
+      << what << ": folded " << f.time_us << " us, full " << full.time_us << " us";
+}
+
+TEST(CollectiveFold, RingMatchesTheFullRun) {
+  expect_folds_close("dgx-h100", collectives::Algo::kRing, uint64_t{64} << 20, 0.01);
+  // 24 channels: a size that gives every rank and channel whole 4 KiB pieces
+  expect_folds_close("dgx-a100", collectives::Algo::kRing, uint64_t{96} << 20, 0.01);
+}
+
+TEST(CollectiveFold, NvlsMatchesTheFullRun) {
+  for (const uint64_t mib : {4, 64}) {
+    expect_folds_close("dgx-h100", collectives::Algo::kNvls, mib << 20, 0.05);
+  }
+}
+
+TEST(CollectiveFold, NvlsOffsetsNameEveryRanksShare) {
+  collectives::Geometry g;
+  g.kind = collectives::Kind::kAllReduce;
+  g.bytes = uint64_t{16} << 20;
+  g.channels = 2;
+  for (int i = 0; i < 4; ++i) g.ranks.push_back(i);
+  g.chunk = 256 << 10;
+  const collectives::Schedule s = collectives::make_nvls(g);
+  const collectives::Schedule f = collectives::fold_schedule(s, 4);
+  const std::vector<uint64_t> off = collectives::fold_offsets(s, 4);
+  ASSERT_EQ(off.size(), f.ops.size() * 4);
+  for (size_t k = 0; k < f.ops.size(); ++k) {
+    EXPECT_EQ(off[k * 4], f.ops[k].offset);                                // GPU 0's own op
+    for (size_t r = 1; r < 4; ++r) EXPECT_NE(off[k * 4 + r], off[k * 4]);  // every rank its share
+  }
+}
+
+TEST(CollectiveFold, AsymmetricRunsFallBackToTheFullRun) {
+  const ConfigDoc two = studies::load_system(env(), "dgx-h100-2node", {});
+  const auto f = studies::probe_collective(
+      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 16, true));
+  const auto full = studies::probe_collective(
+      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 16, false));
+  EXPECT_FALSE(f.folded);  // a ring across two nodes is not the same from every GPU
+  EXPECT_EQ(f.time_us, full.time_us);
+  const ConfigDoc one = studies::load_system(env(), "dgx-h100", {});
+  const auto part = studies::probe_collective(
+      one, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 4, true));
+  EXPECT_FALSE(part.folded);  // the group is not every GPU
+}
+
+}  // namespace
+}  // namespace t3sim
