@@ -32,8 +32,15 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
     for (size_t i = 0; in_order && i < group_.size(); ++i)
       in_order = group_[i] == static_cast<int>(i);
     if (!in_order) throw common::FoldError("the group is not every GPU in order");
-    Schedule folded = fold_schedule(schedule_, machine_.size());
-    if (algo_ == Algo::kNvls) fold_offsets_ = fold_offsets(schedule_, machine_.size());
+    const common::GpuRotation rot = spec.fold_rotation.per_node == 0
+                                        ? common::GpuRotation{1, machine_.size()}
+                                        : spec.fold_rotation;
+    if (rot.size() != machine_.size()) throw common::FoldError("rotation and machine differ");
+    Schedule folded = fold_schedule(schedule_, rot);
+    if (algo_ == Algo::kNvls) {
+      if (rot.nodes != 1) throw common::FoldError("NVLS across nodes");
+      fold_offsets_ = fold_offsets(schedule_, rot);
+    }
     schedule_ = std::move(folded);
     fold_gpus_ = machine_.size();
   }

@@ -17,6 +17,7 @@
 #include "models/collectives/executor.h"
 #include "models/collectives/library.h"
 #include "models/collectives/schedule.h"
+#include "models/common/mirror.h"
 #include "models/gpu/machine.h"
 #include "sim/component.h"
 
@@ -36,6 +37,8 @@ struct CollectiveSpec {
   // Folded run (models/common/mirror.h): only GPU 0's lanes run (collectives/fold.h); needs the
   // whole machine as the group in order and a CU executor, else common::FoldError.
   bool fold = false;
+  // The rotations the fabric allows (per_node 0: the machine's GPUs as one cyclic group).
+  common::GpuRotation fold_rotation{1, 0};
 };
 
 class CollectiveDone {

@@ -16,6 +16,7 @@ using common::FoldError;
 using ConnKey = std::tuple<int, uint32_t, uint32_t, uint16_t>;
 
 struct Index {
+  common::GpuRotation rot;
   int n = 0;
   std::vector<std::vector<uint32_t>> lanes_of;  // per GPU, lane ids in schedule order
   std::vector<uint32_t> local;                  // lane id -> index among its GPU's lanes
@@ -25,7 +26,7 @@ struct Index {
 
   uint32_t rotate(uint32_t c, int by) const {
     ConnKey k = key[c];
-    std::get<0>(k) = ((std::get<0>(k) + by) % n + n) % n;
+    std::get<0>(k) = rot.add(std::get<0>(k), by);
     const auto it = by_key.find(k);
     if (it == by_key.end()) {
       throw FoldError("connection " + std::to_string(c) + " has no counterpart rotated by " +
@@ -35,8 +36,10 @@ struct Index {
   }
 };
 
-Index index(const Schedule& s, int n) {
+Index index(const Schedule& s, const common::GpuRotation& rot) {
+  const int n = rot.size();
   Index ix;
+  ix.rot = rot;
   ix.n = n;
   ix.lanes_of.resize(static_cast<size_t>(n));
   ix.local.resize(s.lanes.size());
@@ -85,12 +88,12 @@ void check_lane(const Schedule& s, const Index& ix, int g, uint32_t l0, uint32_t
       }
     }
     for (uint16_t k = 0; k < x.sends; ++k) {
-      if (ix.rotate(s.send_conn(y, k), -g) != s.send_conn(x, k)) {
+      if (ix.rotate(s.send_conn(y, k), ix.rot.neg(g)) != s.send_conn(x, k)) {
         throw FoldError(where + " sends on an unrotated connection");
       }
     }
     for (uint16_t k = 0; k < x.recvs; ++k) {
-      if (ix.rotate(s.recv_conn(y, k), -g) != s.recv_conn(x, k)) {
+      if (ix.rotate(s.recv_conn(y, k), ix.rot.neg(g)) != s.recv_conn(x, k)) {
         throw FoldError(where + " receives on an unrotated connection");
       }
     }
@@ -99,9 +102,10 @@ void check_lane(const Schedule& s, const Index& ix, int g, uint32_t l0, uint32_t
 
 }  // namespace
 
-Schedule fold_schedule(const Schedule& s, int gpus) {
-  if (gpus < 1) throw FoldError("no GPUs");
-  const Index ix = index(s, gpus);
+Schedule fold_schedule(const Schedule& s, const common::GpuRotation& rot) {
+  const int gpus = rot.size();
+  if (gpus < 1 || rot.nodes < 1) throw FoldError("no GPUs");
+  const Index ix = index(s, rot);
   const auto& lanes0 = ix.lanes_of[0];
   for (int g = 1; g < gpus; ++g) {
     const auto& lanes = ix.lanes_of[static_cast<size_t>(g)];
@@ -113,8 +117,8 @@ Schedule fold_schedule(const Schedule& s, int gpus) {
   }
   for (uint32_t c = 0; c < s.conns.size(); ++c) {
     const Conn& cn = s.conns[c];
-    const Conn& r = s.conns[ix.rotate(c, -cn.src)];
-    if (r.src != 0 || ((r.dst - (cn.dst - cn.src)) % gpus + gpus) % gpus != 0) {
+    const Conn& r = s.conns[ix.rotate(c, rot.neg(cn.src))];
+    if (r.src != 0 || r.dst != rot.add(cn.dst, rot.neg(cn.src))) {
       throw FoldError("connection " + std::to_string(c) + " does not rotate onto GPU 0");
     }
   }
@@ -143,7 +147,7 @@ Schedule fold_schedule(const Schedule& s, int gpus) {
       op.recv_list = static_cast<uint32_t>(f.conn_refs.size());
       for (uint16_t k = 0; k < src.recvs; ++k) {
         const uint32_t c = s.recv_conn(src, k);
-        f.conn_refs.push_back(conn_id[ix.rotate(c, -s.conns[c].src)]);
+        f.conn_refs.push_back(conn_id[ix.rotate(c, rot.neg(s.conns[c].src))]);
       }
       if (src.dep != kNone && op.dep == kNone) throw FoldError("dependency on a later op");
       f.ops.push_back(op);
@@ -154,9 +158,9 @@ Schedule fold_schedule(const Schedule& s, int gpus) {
   return f;
 }
 
-std::vector<uint64_t> fold_offsets(const Schedule& s, int gpus) {
-  const Index ix = index(s, gpus);
-  const auto n = static_cast<size_t>(gpus);
+std::vector<uint64_t> fold_offsets(const Schedule& s, const common::GpuRotation& rot) {
+  const Index ix = index(s, rot);
+  const auto n = static_cast<size_t>(rot.size());
   std::vector<uint64_t> out;
   const auto& lanes0 = ix.lanes_of[0];
   for (size_t j = 0; j < lanes0.size(); ++j) {

@@ -5,22 +5,24 @@
 // output. The data still crosses the link 0 -> d (remote_memory.h lands it back at GPU 0).
 // Contract: the input is finalized and spans GPUs [0, gpus); FoldError unless every GPU g's lanes
 // equal GPU 0's (same channels, op sizes, flags, fan-out, dependencies) with every connection
-// rotated by g, and no receive uses per-peer addressing. The result is finalized.
+// rotated by g, and no receive uses per-peer addressing. The result is finalized. "Rotated by g"
+// is GpuRotation's (models/common/mirror.h): plain modulo N, or node and local index apart.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "models/collectives/schedule.h"
+#include "models/common/mirror.h"
 
 namespace t3sim::collectives {
 
-Schedule fold_schedule(const Schedule& s, int gpus);
+Schedule fold_schedule(const Schedule& s, const common::GpuRotation& rot);
 
 // For the ops of fold_schedule(s, gpus), in its order: the offset of the same op (same lane index,
 // same op index) on every GPU, gpus entries per op (GPU r's entry at [op * gpus + r]). Executors
 // whose data crosses every GPU's memory at once (NVLS) use it to land GPU r's part of a
 // multi-GPU access in GPU 0's memory where its rotation puts it. Contract: as fold_schedule.
-std::vector<uint64_t> fold_offsets(const Schedule& s, int gpus);
+std::vector<uint64_t> fold_offsets(const Schedule& s, const common::GpuRotation& rot);
 
 }  // namespace t3sim::collectives

@@ -24,6 +24,23 @@ class MirrorMap {
   virtual void to_gpu0(int dst, uint64_t& addr, uint32_t& tile) const = 0;
 };
 
+// The rotations a folded run relies on. GPU g is (node g / per_node, local g % per_node); rotating
+// by h adds h's node and local index to g's, each modulo its count. One node (nodes = 1) is the
+// plain rotation g -> g + h mod N of a ring, a fully connected fabric or one switch; nodes x local
+// is a rail-optimised two-level fabric, whose links map onto links under both rotations.
+struct GpuRotation {
+  int nodes = 1;
+  int per_node = 1;
+  int size() const { return nodes * per_node; }
+  int add(int a, int b) const {
+    return ((a / per_node + b / per_node) % nodes) * per_node +
+           (a % per_node + b % per_node) % per_node;
+  }
+  int neg(int a) const {
+    return ((nodes - a / per_node) % nodes) * per_node + (per_node - a % per_node) % per_node;
+  }
+};
+
 // Raised while building a folded run that is not rotation-symmetric (an asymmetric schedule, a
 // DMA collective, a multi-node algorithm). Callers fall back to simulating every GPU.
 class FoldError : public std::runtime_error {

@@ -73,15 +73,17 @@ Topology build_two_level(const FabricConfig& c) {
 }
 
 constexpr std::array<TopologyKind, 5> kTopologies{{
-    {"ring", kKeyGpus, kKeyBidirectional, true, &build_ring},
-    {"fully_connected", kKeyGpus, 0, true, &build_fully_connected},
-    {"switch", kKeyGpus | kKeySwitch, 0, true, &build_switch},
-    // Rails make GPU g's peers depend on g mod gpus_per_node: not one rotation for all GPUs.
+    {"ring", kKeyGpus, kKeyBidirectional, Symmetry::kRotation, &build_ring},
+    {"fully_connected", kKeyGpus, 0, Symmetry::kRotation, &build_fully_connected},
+    {"switch", kKeyGpus | kKeySwitch, 0, Symmetry::kRotation, &build_switch},
+    // Rails make GPU g's peers depend on g mod gpus_per_node: not one rotation for all GPUs, but
+    // node and local rotations apart (one IB switch per rail joins every node's NIC of it).
     {"two_level", kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch, kKeyGpus,
-     false, &build_two_level},
+     Symmetry::kNodesByRails, &build_two_level},
+    // Leaves hold groups of nodes: a node rotation moves nodes across leaves (more hops).
     {"leaf_spine",
      kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch | kKeyNodesPerLeaf,
-     kKeyGpus | kKeyOversubscription, false, &build_leaf_spine},
+     kKeyGpus | kKeyOversubscription, Symmetry::kNone, &build_leaf_spine},
 }};
 
 }  // namespace
@@ -134,7 +136,7 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
 
 bool rotation_symmetric(const FabricConfig& cfg) {
   const TopologyKind* k = find_topology(cfg.topology);
-  return k != nullptr && k->rotation_symmetric;
+  return k != nullptr && k->symmetry == Symmetry::kRotation;
 }
 
 Topology build_topology(const FabricConfig& cfg) {

@@ -33,13 +33,17 @@ enum ConfigKey : uint32_t {
   kKeyOversubscription = 1u << 8,
 };
 
+enum class Symmetry : uint8_t { kNone, kRotation, kNodesByRails };
+
 struct TopologyKind {
   std::string_view name;
   uint32_t needs;   // keys that must be present
   uint32_t allows;  // keys that may be present (needs is implied)
-  // Every GPU sees the same fabric up to a rotation of GPU ids (g -> g + d mod N maps links onto
-  // links): the condition for folded runs (models/common/mirror.h).
-  bool rotation_symmetric;
+  // Every GPU sees the same fabric up to a rotation of GPU ids (kRotation: g -> g + d mod N maps
+  // links onto links; kNodesByRails: rotating node and local index apart does, as on a
+  // rail-optimised fabric with one switch per rail): the condition for folded runs
+  // (models/common/mirror.h).
+  Symmetry symmetry;
   Topology (*build)(const FabricConfig&);
 };
 
@@ -52,7 +56,7 @@ struct SizeProblem {
 };
 // First inconsistency of sizes and port counts (gpus vs nodes x gpus_per_node, ports), if any.
 std::optional<SizeProblem> check_sizes(const FabricConfig& cfg);
-// True if cfg's topology is rotation-symmetric (TopologyKind::rotation_symmetric).
+// True if cfg's topology is symmetric under one rotation of all GPU ids (Symmetry::kRotation).
 bool rotation_symmetric(const FabricConfig& cfg);
 // Builds the graph of cfg.topology. ModelError on an unknown name or bad sizes; configs never get
 // here with those: parse_fabric_config rejects them first as ConfigErrors naming the key.

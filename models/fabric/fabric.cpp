@@ -33,7 +33,14 @@ Fabric::~Fabric() = default;
 
 bool Fabric::rotation_symmetric() const {
   const TopologyKind* k = find_topology(topo_.kind);
-  return k != nullptr && k->rotation_symmetric;
+  return k != nullptr && k->symmetry == Symmetry::kRotation;
+}
+
+std::optional<common::GpuRotation> Fabric::symmetry() const {
+  const TopologyKind* k = find_topology(topo_.kind);
+  if (k == nullptr || k->symmetry == Symmetry::kNone) return std::nullopt;
+  if (k->symmetry == Symmetry::kRotation) return common::GpuRotation{1, topo_.num_gpus};
+  return common::GpuRotation{topo_.num_gpus / topo_.gpus_per_node, topo_.gpus_per_node};
 }
 
 void Fabric::build_links() {

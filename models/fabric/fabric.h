@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/fabric_api.h"
+#include "models/common/mirror.h"
 #include "models/fabric/egress.h"
 #include "models/fabric/flow_table.h"
 #include "models/fabric/fluid.h"
@@ -64,6 +65,9 @@ class Fabric final : public Component,
   // True if every GPU sees the same fabric up to a rotation of GPU ids (ring, fully connected,
   // one switch): folded runs need it.
   bool rotation_symmetric() const;
+  // The rotations that map this fabric onto itself (models/common/mirror.h), if any: one over
+  // every GPU, or node x local on a two-level fabric. Collective folding uses it.
+  std::optional<common::GpuRotation> symmetry() const;
   // GPUs per node (two_level), 0 when every GPU is in one node.
   int gpus_per_node() const { return topo_.gpus_per_node; }
   const RouteTable& routes() const { return routes_; }

@@ -1,8 +1,9 @@
 // Folded collective probes (tools/studies/probes.h, models/common/mirror.h): on one DGX H100 the
 // ring and NVLS all-reduce fold to GPU 0 alone and agree with the full 8-GPU run (ring within
 // 1 %, NVLS within 5 %: the full run's GPUs drift a little apart while every copy of a folded
-// piece shares GPU 0's links), with far fewer events; runs that cannot fold (multi-node ring,
-// a group that is not every GPU) fall back to the full run with its exact result.
+// piece shares GPU 0's links), and the hierarchical all-reduce on two DGX H100 nodes folds by node
+// x local rotation (within 2 %), with far fewer events; runs that cannot fold (multi-node ring, a
+// group that is not every GPU) fall back to the full run with its exact result.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,10 +32,11 @@ collectives::CollectiveSpec all_reduce(uint64_t bytes, collectives::Algo algo, i
   return s;
 }
 
-void expect_folds_close(const char* system, collectives::Algo algo, uint64_t bytes, double rel) {
+void expect_folds_close(const char* system, collectives::Algo algo, uint64_t bytes, double rel,
+                        int gpus = 8) {
   const ConfigDoc sys = studies::load_system(env(), system, {});
-  const auto f = studies::probe_collective(sys, all_reduce(bytes, algo, 8, true));
-  const auto full = studies::probe_collective(sys, all_reduce(bytes, algo, 8, false));
+  const auto f = studies::probe_collective(sys, all_reduce(bytes, algo, gpus, true));
+  const auto full = studies::probe_collective(sys, all_reduce(bytes, algo, gpus, false));
   const std::string what = std::string(system) + " " + full.how + " " + std::to_string(bytes);
   EXPECT_TRUE(f.folded) << what;
   EXPECT_FALSE(full.folded) << what;
@@ -55,6 +57,13 @@ TEST(CollectiveFold, NvlsMatchesTheFullRun) {
   }
 }
 
+TEST(CollectiveFold, HierarchicalFoldsByNodeAndLocalRotationOnTwoNodes) {
+  // 2 x DGX H100: every GPU's intra-node ring and rail ring look alike under node x local
+  // rotation, so GPU 0 stands for all 16 (events: 1/16 of the memory path).
+  expect_folds_close("dgx-h100-2node", collectives::Algo::kHierarchical, uint64_t{16} << 20, 0.02,
+                     16);
+}
+
 TEST(CollectiveFold, NvlsOffsetsNameEveryRanksShare) {
   collectives::Geometry g;
   g.kind = collectives::Kind::kAllReduce;
@@ -63,8 +72,8 @@ TEST(CollectiveFold, NvlsOffsetsNameEveryRanksShare) {
   for (int i = 0; i < 4; ++i) g.ranks.push_back(i);
   g.chunk = 256 << 10;
   const collectives::Schedule s = collectives::make_nvls(g);
-  const collectives::Schedule f = collectives::fold_schedule(s, 4);
-  const std::vector<uint64_t> off = collectives::fold_offsets(s, 4);
+  const collectives::Schedule f = collectives::fold_schedule(s, common::GpuRotation{1, 4});
+  const std::vector<uint64_t> off = collectives::fold_offsets(s, common::GpuRotation{1, 4});
   ASSERT_EQ(off.size(), f.ops.size() * 4);
   for (size_t k = 0; k < f.ops.size(); ++k) {
     EXPECT_EQ(off[k * 4], f.ops[k].offset);                                // GPU 0's own op

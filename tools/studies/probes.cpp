@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "models/collectives/kinds.h"
 #include "models/common/mirror.h"
@@ -122,11 +123,15 @@ CollectiveProbe probe_once(const ConfigDoc& system, collectives::CollectiveSpec 
   Simulator sim;
   sim.set_timeline(timeline);
   system::System sys(sim, ConfigNode::root(system), fold ? 1 : 0);
-  if (fold && !sys.fabric().rotation_symmetric()) {
+  const std::optional<common::GpuRotation> rot = sys.fabric().symmetry();
+  if (fold && !rot) {
     throw common::FoldError("the '" + sys.fabric().topology().kind +
                             "' fabric is not the same from every GPU");
   }
-  if (fold) sys.machine().remote->fold(nullptr);
+  if (fold) {
+    sys.machine().remote->fold(nullptr);
+    spec.fold_rotation = *rot;
+  }
   if (timeline != nullptr) system::name_processes(*timeline, sys.active_gpus());
   const collectives::LibraryConfig lib = sys.collectives();
   spec.fold = fold;

@@ -10,6 +10,8 @@
 namespace t3sim::collectives {
 namespace {
 
+common::GpuRotation cyclic(int n) { return common::GpuRotation{1, n}; }
+
 Geometry ring_geo(Kind k, uint64_t bytes, int n, uint32_t channels) {
   Geometry g;
   g.kind = k;
@@ -27,7 +29,7 @@ TEST(FoldSchedule, RingKeepsGpuZeroAndPairsItsOwnConnections) {
   const int n = 8;
   for (const Kind k : {Kind::kReduceScatter, Kind::kAllGather, Kind::kAllReduce}) {
     const Schedule s = make_ring(ring_geo(k, 64ull << 20, n, 2));  // 2 whole loops per rank
-    const Schedule f = fold_schedule(s, n);
+    const Schedule f = fold_schedule(s, cyclic(n));
     EXPECT_EQ(f.lanes.size() * n, s.lanes.size());
     EXPECT_EQ(f.ops.size() * n, s.ops.size());
     EXPECT_EQ(f.conns.size() * n, s.conns.size());
@@ -53,13 +55,13 @@ TEST(FoldSchedule, RingKeepsGpuZeroAndPairsItsOwnConnections) {
 TEST(FoldSchedule, UnevenLastLoopIsRefused) {
   // All-reduce of 64 MiB over 8 ranks x 3 channels x 2 MiB chunks: the last loop gives ranks
   // different slice sizes.
-  EXPECT_THROW(fold_schedule(make_ring(ring_geo(Kind::kAllReduce, 64ull << 20, 8, 3)), 8),
+  EXPECT_THROW(fold_schedule(make_ring(ring_geo(Kind::kAllReduce, 64ull << 20, 8, 3)), cyclic(8)),
                common::FoldError);
 }
 
 TEST(FoldSchedule, OneGpuIsItsOwnFold) {
   const Schedule s = make_ring(ring_geo(Kind::kAllReduce, 1 << 20, 1, 2));
-  const Schedule f = fold_schedule(s, 1);
+  const Schedule f = fold_schedule(s, cyclic(1));
   EXPECT_EQ(f.ops.size(), s.ops.size());
 }
 
@@ -71,19 +73,57 @@ TEST(FoldSchedule, AnAsymmetricOpIsRefused) {
       break;
     }
   }
-  EXPECT_THROW(fold_schedule(s, 4), common::FoldError);
+  EXPECT_THROW(fold_schedule(s, cyclic(4)), common::FoldError);
 }
 
-TEST(FoldSchedule, HierarchicalAllReduceIsRefused) {
+TEST(FoldSchedule, HierarchicalAllReduceFoldsByNodeAndLocalRotationOnly) {
   Geometry g = ring_geo(Kind::kAllReduce, 64ull << 20, 16, 2);
   g.gpus_per_node = 8;
-  EXPECT_THROW(fold_schedule(make_hierarchical(g), 16), common::FoldError);
+  const Schedule s = make_hierarchical(g);
+  // One rotation over all 16 GPUs does not map the node boundary onto itself...
+  EXPECT_THROW(fold_schedule(s, cyclic(16)), common::FoldError);
+  // ...node x local rotation does: GPU 0 keeps its lanes, intra-node and inter-node.
+  const Schedule f = fold_schedule(s, common::GpuRotation{2, 8});
+  EXPECT_EQ(f.ops.size() * 16, s.ops.size());
+  bool inter = false;
+  for (const Conn& c : f.conns) {
+    EXPECT_EQ(c.src, 0);
+    inter = inter || c.inter_node;
+  }
+  EXPECT_TRUE(inter);
+  uint64_t sent = 0, received = 0;
+  for (const Op& op : f.ops) {
+    sent += op.bytes * op.sends;
+    received += op.bytes * op.recvs;
+  }
+  EXPECT_EQ(sent, received);
+}
+
+TEST(FoldSchedule, TreeAllReduceIsRefused) {  // tree roles differ by node
+  Geometry g = ring_geo(Kind::kAllReduce, 64ull << 20, 32, 2);
+  g.gpus_per_node = 8;
+  g.min_chunk = 1 << 20;
+  EXPECT_THROW(fold_schedule(make_tree(g), common::GpuRotation{4, 8}), common::FoldError);
+}
+
+TEST(GpuRotation, NodeAndLocalIndexRotateApart) {
+  const common::GpuRotation r{4, 8};
+  EXPECT_EQ(r.add(7, 1), 0);   // local 7 + 1 wraps inside node 0
+  EXPECT_EQ(r.add(31, 9), 0);  // node 3 + 1 wraps, local 7 + 1 wraps
+  EXPECT_EQ(r.add(10, r.neg(10)), 0);
+  for (int a = 0; a < r.size(); ++a) {
+    EXPECT_EQ(r.add(r.neg(a), a), 0);
+    EXPECT_EQ(r.add(a, 0), a);
+  }
+  const common::GpuRotation ring{1, 8};
+  EXPECT_EQ(ring.add(5, 6), 3);
+  EXPECT_EQ(ring.neg(3), 5);
 }
 
 TEST(FoldSchedule, AnUnfinalizedScheduleIsRefused) {
   Schedule s = make_ring(ring_geo(Kind::kAllGather, 1 << 20, 2, 1));
   s.conn_first.clear();
-  EXPECT_THROW(fold_schedule(s, 2), common::FoldError);
+  EXPECT_THROW(fold_schedule(s, cyclic(2)), common::FoldError);
 }
 
 }  // namespace
