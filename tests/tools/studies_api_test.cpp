@@ -72,6 +72,18 @@ TEST(Probes, LoadedLatencyRisesWithLoadAndHasAKnee) {
   EXPECT_GT(c.points[*c.knee].mean_ns, 2 * c.unloaded_ns);
 }
 
+TEST(LoadSystem, TpOnAMultiNodeSystemTakesWholeNodes) {
+  const ConfigDoc d = studies::load_system(env(), "dgx-h100-128node", {}, 16);
+  EXPECT_EQ(d.root["gpus"], 16);
+  EXPECT_EQ(d.root["fabric"]["nodes"], 2);
+  try {
+    studies::load_system(env(), "dgx-h100-128node", {}, 12);
+    ADD_FAILURE() << "TP 12 on 8-GPU nodes was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("gpus_per_node"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RunValidation, UnknownSetNamesTheSets) {
   try {
     validation::run_validation(env(), validation::ValidateRequest{"no-such-set", 1});

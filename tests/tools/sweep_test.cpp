@@ -173,6 +173,21 @@ TEST(SweepSpec, ZipVariesMembersTogether) {
   EXPECT_EQ(p.sublayer, "op");
 }
 
+TEST(SweepSpec, SystemAxisGivesEachPointItsSystem) {
+  // Systems from one GPU to a 1024-GPU cluster; "tp" on the cluster takes whole nodes.
+  const auto spec = spec_with({{{"path", "system"}, {"values", {"dgx-h100", "dgx-h100-128node"}}},
+                               {{"path", "tp"}, {"values", {8, 16}}}});
+  const SweepSpec s = read_sweep(env(), config_from_json(spec, "systems.json"));
+  EXPECT_EQ(s.points(), 4u);
+  const SweepPoint p = sweep_point(s, 3);
+  EXPECT_EQ(p.system, "dgx-h100-128node");
+  EXPECT_EQ(p.tp, 16);
+  expect_spec_error(spec_with({{{"path", "system"}, {"values", {"dgx-h100", "dgx-h9000"}}}}),
+                    "dgx-h9000");
+  expect_spec_error(spec_with({{{"path", "system"}, {"values", {"dgx-h100", 8}}}}),
+                    "takes a string");
+}
+
 // ---- running ------------------------------------------------------------------------------------
 
 TEST(Sweep, OutputIdenticalForOneAndTwoJobs) {

@@ -17,9 +17,16 @@ ConfigDoc load_system(const Env& env, const std::string& name, const std::vector
     const bool sized = fabric != doc.root.end() && fabric->is_object();
     if (sized && fabric->contains("topology") &&
         ((*fabric)["topology"] == "two_level" || (*fabric)["topology"] == "leaf_spine")) {
-      throw ConfigError(doc.file, "/fabric",
-                        "--tp needs a fabric sized by the system's \"gpus\" (ring, "
-                        "switch or fully_connected); pick a matching system");
+      // A TP group of whole nodes: the first tp / gpus_per_node nodes of the cluster, alone.
+      const auto per = fabric->find("gpus_per_node");
+      const int gpn = per != fabric->end() && per->is_number_integer() ? per->get<int>() : 0;
+      if (gpn < 1 || tp % gpn != 0) {
+        throw ConfigError(doc.file, "/fabric/gpus_per_node",
+                          "--tp " + std::to_string(tp) + " on a multi-node fabric must be a " +
+                              "multiple of gpus_per_node (" + std::to_string(gpn) +
+                              "): whole nodes; for a smaller group pick a one-node system");
+      }
+      apply_override(doc, "fabric.nodes=" + std::to_string(tp / gpn));
     }
     apply_override(doc, "gpus=" + std::to_string(tp));
     if (sized && fabric->contains("gpus")) {

@@ -16,7 +16,8 @@
 
 namespace t3sim::studies {
 
-// Loads a system by name or path; applies `--set` overrides and, if tp > 0, sets the GPU count.
+// Loads a system by name or path; applies `--set` overrides and, if tp > 0, sets the GPU count
+// (on a two-level or leaf-spine fabric: the first tp / gpus_per_node nodes, a whole-node TP group).
 ConfigDoc load_system(const Env& env, const std::string& name, const std::vector<std::string>& sets,
                       int tp = 0);
 

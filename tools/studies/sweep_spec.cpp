@@ -16,8 +16,8 @@
 namespace t3sim::studies {
 namespace {
 
-constexpr std::array<std::string_view, 7> kWorkloadPaths{"model",  "tp",     "sublayer", "mode",
-                                                         "tokens", "ar_cus", "chunks"};
+constexpr std::array<std::string_view, 8> kWorkloadPaths{"system", "model",  "tp",     "sublayer",
+                                                         "mode",   "tokens", "ar_cus", "chunks"};
 
 bool is_workload(const std::string& p) {
   return std::find(kWorkloadPaths.begin(), kWorkloadPaths.end(), p) != kWorkloadPaths.end();
@@ -102,7 +102,9 @@ SweepPoint sweep_point(const SweepSpec& s, size_t index) {
       const std::string& path = s.axes[a].paths[k];
       const nlohmann::json& v = s.axes[a].values[pick[a]][k];
       p.labels.push_back(label(v));
-      if (path == "model")
+      if (path == "system")
+        p.system = v.get<std::string>();
+      else if (path == "model")
         p.model = v.get<std::string>();
       else if (path == "tp")
         p.tp = v.get<int>();
@@ -141,10 +143,16 @@ void check_workload_value(const Env& env, const std::string& path, const nlohman
   auto fail_type = [&](const char* want) {
     where.fail("type mismatch: '" + path + "' takes " + want + ", got " + v.dump());
   };
-  if (path == "model" || path == "sublayer" || path == "mode") {
+  if (path == "system" || path == "model" || path == "sublayer" || path == "mode") {
     if (!v.is_string()) fail_type("a string");
     const auto s = v.get<std::string>();
-    if (path == "model") {
+    if (path == "system") {
+      try {
+        system::check_sublayer_collectives(load_system(env, s, {}));
+      } catch (const std::runtime_error& e) {  // ConfigError, UsageError: a bad system name
+        where.fail("system '" + s + "' rejected: " + e.what());
+      }
+    } else if (path == "model") {
       const auto known = workload::available_models(env.configs_dir / "models");
       if (std::find(known.begin(), known.end(), s) == known.end()) {
         where.fail("unknown model '" + s + "'");

@@ -1,6 +1,7 @@
 // Sweep specs (kind "sweep", configs/sweeps/*.json): a base point (system, model, sublayer, mode,
 // tokens, overrides) plus axes. An axis varies one path over a list of values: the workload paths
-// "model", "tp", "sublayer", "mode", "tokens", "ar_cus", "chunks", or any system config path in
+// "system", "model", "tp", "sublayer", "mode", "tokens", "ar_cus", "chunks" ("tp" on a multi-node
+// system: its first tp / gpus_per_node nodes), or any system config path (of the base system) in
 // `--set` syntax ("hbm.bandwidth", "fabric.link.bandwidth", "nmc", ...). Axes combine as a
 // cartesian product in spec order (last axis fastest); a {"zip": [...]} axis varies its members
 // together. Every path and value is checked before anything runs.
