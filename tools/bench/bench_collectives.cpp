@@ -1,8 +1,9 @@
 // Cost of simulating a large collective: an all-reduce (nccl-tests' all_reduce_perf, library
 // defaults; 1 GiB unless --bytes) on DGX H100 systems of 8 to 8192 GPUs. Each case runs in a forked
 // child, so wall time (config load, build and run: the process's work) and peak RSS are its own.
-// Prints one row per case: GPUs, fabric model, folded or not, build time (config, system and
-// schedule), wall, events, peak RSS and the simulated time. 8 GPUs: configs/systems/dgx-h100.json;
+// Prints one row per case: GPUs, fabric model, folded or not, the system's build (config load and
+// System: time, peak RSS), the whole build (with the collective's schedule), wall, events, peak RSS
+// and the simulated time. 8 GPUs: configs/systems/dgx-h100.json;
 // 16: dgx-h100-2node; larger: dgx-h100-128node with "nodes" (and "gpus") replaced. --fold runs
 // the folded collective (System with one active GPU, remote memory folded, spec.fold): only GPU
 // 0's memory path is simulated; a fabric that is not the same from every GPU fails the case.
@@ -60,12 +61,26 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void print_row(const Case& k, double build, double wall, uint64_t events, double sim_us) {
+double peak_rss_mb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  std::printf("%6d  %-6s  %-4s  %8.3f  %8.3f  %12llu  %8.1f  %10.1f\n", k.gpus, k.model.c_str(),
-              k.fold ? "yes" : "no", build, wall, static_cast<unsigned long long>(events),
-              static_cast<double>(ru.ru_maxrss) / 1024.0, sim_us);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+// The system's build (config load and System) and its peak RSS, then the whole case's.
+struct Row {
+  double system_s = 0;
+  double system_mb = 0;
+  double build_s = 0;
+  double wall_s = 0;
+  uint64_t events = 0;
+  double sim_us = 0;
+};
+
+void print_row(const Case& k, const Row& r) {
+  std::printf("%6d  %-6s  %-4s  %8.3f  %8.1f  %8.3f  %8.3f  %12llu  %8.1f  %10.1f\n", k.gpus,
+              k.model.c_str(), k.fold ? "yes" : "no", r.system_s, r.system_mb, r.build_s, r.wall_s,
+              static_cast<unsigned long long>(r.events), peak_rss_mb(), r.sim_us);
   std::fflush(stdout);
 }
 
@@ -76,9 +91,13 @@ int run_case(const Case& k) {
     const ConfigDoc doc = machine(k);
     Simulator sim;
     t3sim::system::System sys(sim, ConfigNode::root(doc), k.fold ? 1 : 0);
+    Row row;
+    row.system_s = seconds_since(t0);
+    row.system_mb = peak_rss_mb();
     const bool symmetric = sys.fabric().rotation_symmetric();
     if (k.fold && k.build_only && !symmetric) {  // the one-GPU system a folded run would build
-      print_row(k, seconds_since(t0), seconds_since(t0), sim.events(), 0.0);
+      row.build_s = row.wall_s = row.system_s;
+      print_row(k, row);
       return 0;
     }
     if (k.fold) {
@@ -98,7 +117,7 @@ int run_case(const Case& k) {
     for (int g = 0; g < k.gpus; ++g) spec.group.push_back(g);
     t3sim::collectives::Collective c(sim, &sys, "bench", sys.machine(), sys.collectives(), spec);
     sim.elaborate();
-    const double build = seconds_since(t0);
+    row.build_s = seconds_since(t0);
     if (!k.build_only) {
       c.start(nullptr, 0);
       sim.run();
@@ -108,7 +127,10 @@ int run_case(const Case& k) {
         return 1;
       }
     }
-    print_row(k, build, seconds_since(t0), sim.events(), k.build_only ? 0.0 : c.elapsed().to_us());
+    row.wall_s = seconds_since(t0);
+    row.events = sim.events();
+    row.sim_us = k.build_only ? 0.0 : c.elapsed().to_us();
+    print_row(k, row);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%d GPUs (%s): %s\n", k.gpus, k.model.c_str(), e.what());
@@ -180,8 +202,8 @@ int main(int argc, char** argv) {
   }
   std::printf("# all_reduce %llu B, DGX H100 systems; wall = process work (load, build, run)\n",
               static_cast<unsigned long long>(proto.bytes));
-  std::printf("%6s  %-6s  %-4s  %8s  %8s  %12s  %8s  %10s\n", "GPUs", "model", "fold", "build_s",
-              "wall_s", "events", "rss_MB", "sim_us");
+  std::printf("%6s  %-6s  %-4s  %8s  %8s  %8s  %8s  %12s  %8s  %10s\n", "GPUs", "model", "fold",
+              "system_s", "sys_MB", "build_s", "wall_s", "events", "rss_MB", "sim_us");
   int failures = 0;
   for (const Case& k : cases) failures += run_forked(k) != 0 ? 1 : 0;
   return failures == 0 ? 0 : 1;
