@@ -49,7 +49,8 @@ RouteTable::RouteTable(const Topology& topo)
     std::stable_sort(out_.begin() + out_at_[u], out_.begin() + out_at_[u + 1],
                      [&](uint32_t a, uint32_t b) { return topo.edges[a].to < topo.edges[b].to; });
   }
-  dist_.resize(static_cast<size_t>(n_));
+  to_.resize(static_cast<size_t>(n_));
+  from_.resize(static_cast<size_t>(n_));
   check_reachable();
 }
 
@@ -76,7 +77,7 @@ void RouteTable::check_reachable() const {
   };
   if (n_ == 0 || (reaches_all(out_at_, out_, true) && reaches_all(in_at_, in_, false))) return;
   for (int d = 0; d < n_; ++d) {
-    const std::vector<uint32_t> dist = distances_to(static_cast<uint32_t>(d));
+    const std::vector<uint32_t> dist = distances(static_cast<uint32_t>(d), true);
     for (int s = 0; s < n_; ++s) {
       if (dist[static_cast<size_t>(s)] == kUnreached) {
         throw ModelError("fabric", "no route from gpu" + std::to_string(s) + " to gpu" +
@@ -86,18 +87,19 @@ void RouteTable::check_reachable() const {
   }
 }
 
-const RouteTable::Dist* RouteTable::dist_to(int dst) const {
-  auto& col = dist_[static_cast<size_t>(dst)];
+const RouteTable::Dist* RouteTable::cached(int gpu, bool to) const {
+  auto& col = (to ? to_ : from_)[static_cast<size_t>(gpu)];
   if (col) return col.get();
-  const std::vector<uint32_t> dist = distances_to(static_cast<uint32_t>(dst));
+  const std::vector<uint32_t> dist = distances(static_cast<uint32_t>(gpu), to);
   col = std::make_unique<Dist[]>(dist.size());
   for (size_t u = 0; u < dist.size(); ++u) {
     if (dist[u] != kUnreached && dist[u] >= std::numeric_limits<Dist>::max()) {
-      throw ModelError("fabric", "route to gpu" + std::to_string(dst) + " longer than 65534 hops");
+      throw ModelError("fabric",
+                       "route to or from gpu" + std::to_string(gpu) + " longer than 65534 hops");
     }
     col[u] = dist[u] == kUnreached ? std::numeric_limits<Dist>::max() : static_cast<Dist>(dist[u]);
   }
-  ++cached_;
+  ++(to ? cached_to_ : cached_from_);
   return col.get();
 }
 
@@ -138,7 +140,7 @@ std::vector<uint32_t> RouteTable::path(int src, int dst) const {
 int RouteTable::hops(int src, int dst) const {
   if (src == dst) return 0;
   if (direct_) return 1;
-  return dist_to(dst)[src];  // each step of the path is one hop closer
+  return cached(src, false)[dst];  // the path is a shortest one
 }
 
 Bandwidth RouteTable::bandwidth(int src, int dst) const {
@@ -161,15 +163,18 @@ Duration RouteTable::latency(int src, int dst) const {
   return sum;
 }
 
-std::vector<uint32_t> RouteTable::distances_to(uint32_t dst) const {
+std::vector<uint32_t> RouteTable::distances(uint32_t gpu, bool to) const {
   const Topology& topo = *topo_;
+  const std::vector<uint32_t>& at = to ? in_at_ : out_at_;
+  const std::vector<uint32_t>& list = to ? in_ : out_;
   std::vector<uint32_t> dist(topo.nodes.size(), kUnreached);
-  std::vector<uint32_t> frontier{dst};
-  dist[dst] = 0;
+  std::vector<uint32_t> frontier{gpu};
+  dist[gpu] = 0;
   for (size_t i = 0; i < frontier.size(); ++i) {
     const uint32_t v = frontier[i];
-    for (uint32_t k = in_at_[v]; k < in_at_[v + 1]; ++k) {
-      const uint32_t u = topo.edges[in_[k]].from;
+    for (uint32_t k = at[v]; k < at[v + 1]; ++k) {
+      const TopoEdge& e = topo.edges[list[k]];
+      const uint32_t u = to ? e.from : e.to;
       if (dist[u] != kUnreached) continue;
       dist[u] = dist[v] + 1;
       frontier.push_back(u);

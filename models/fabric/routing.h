@@ -4,7 +4,9 @@
 // that every GPU reaches every GPU in O(nodes + edges) (GPU 0 reaches all and all reach GPU 0);
 // the hop distances to d come from one breadth-first search when d is first routed to, and are
 // kept (uint16 per node), so memory follows the destinations used: a folded run's few, not
-// num_gpus x num_nodes. Next hops are found from the distances on each step; hops() is one lookup.
+// num_gpus x num_nodes. Next hops are found from the distances on each step. hops(s, d) is the
+// distance from s (one search per source asked, kept alike): "every GPU's hops from GPU 0" costs
+// one search, not one per destination.
 // A fully connected fabric (one direct edge per pair, found from its build order) stores nothing.
 // Contract: one path per (src, dst) pair (hence per-pair FIFO delivery), identical on every run and
 // whatever the query order; path(g, g) is empty; construction throws ModelError if a pair is
@@ -36,14 +38,17 @@ class RouteTable {
   // Narrowest edge on the path (unbounded for src == dst) and sum of edge latencies.
   Bandwidth bandwidth(int src, int dst) const;
   Duration latency(int src, int dst) const;
-  // Destinations whose distances are cached (for tests and benchmarks).
-  size_t cached_destinations() const { return cached_; }
+  // Destinations (sources) whose distances to (from) every node are cached: tests, benchmarks.
+  size_t cached_destinations() const { return cached_to_; }
+  size_t cached_sources() const { return cached_from_; }
 
  private:
   using Dist = uint16_t;
   void check_reachable() const;
-  std::vector<uint32_t> distances_to(uint32_t dst) const;
-  const Dist* dist_to(int dst) const;
+  // Breadth-first hop counts to `gpu` over in-edges (to = true) or from it over out-edges.
+  std::vector<uint32_t> distances(uint32_t gpu, bool to) const;
+  const Dist* cached(int gpu, bool to) const;
+  const Dist* dist_to(int dst) const { return cached(dst, true); }
 
   const Topology* topo_;
   int n_ = 0;
@@ -51,8 +56,10 @@ class RouteTable {
   // Routable out-edges of node u: out_[out_at_[u] .. out_at_[u + 1]), by (to, id); in-edges alike.
   std::vector<uint32_t> out_at_, out_;
   std::vector<uint32_t> in_at_, in_;
-  mutable std::vector<std::unique_ptr<Dist[]>> dist_;  // per destination GPU, filled on first use
-  mutable size_t cached_ = 0;
+  mutable std::vector<std::unique_ptr<Dist[]>> to_;    // per destination GPU, filled on first use
+  mutable std::vector<std::unique_ptr<Dist[]>> from_;  // per source GPU (hops), alike
+  mutable size_t cached_to_ = 0;
+  mutable size_t cached_from_ = 0;
 };
 
 }  // namespace t3sim::fabric

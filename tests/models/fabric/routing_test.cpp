@@ -132,12 +132,15 @@ TEST(FabricRouting, DistancesAreComputedOnlyForDestinationsRoutedTo) {
   const Topology t = graph("ring", 64);
   const RouteTable r(t);
   EXPECT_EQ(r.cached_destinations(), 0u);  // construction checks reachability, stores nothing
-  EXPECT_EQ(r.hops(0, 1), 1);
   EXPECT_EQ(r.path(5, 1).size(), 4u);
   EXPECT_EQ(r.latency(9, 1), Duration::ns(500 * 8));
-  EXPECT_EQ(r.cached_destinations(), 1u);  // every query went to gpu1
-  EXPECT_EQ(r.hops(1, 40), 25);
-  EXPECT_EQ(r.cached_destinations(), 2u);
+  EXPECT_EQ(r.cached_destinations(), 1u);  // both walked towards gpu1
+  EXPECT_EQ(r.cached_sources(), 0u);
+  for (int d = 0; d < 64; ++d) EXPECT_EQ(r.hops(0, d), std::min(d, 64 - d)) << d;
+  EXPECT_EQ(r.cached_sources(), 1u);  // every GPU's hops from gpu0: one search
+  EXPECT_EQ(r.cached_destinations(), 1u);
+  EXPECT_EQ(r.hops(40, 1), 25);
+  EXPECT_EQ(r.cached_sources(), 2u);
 }
 
 TEST(FabricRouting, PathsDoNotDependOnTheQueryOrder) {
