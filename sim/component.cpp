@@ -15,12 +15,13 @@ Component::Component(Simulator& sim, Component* parent, std::string name)
     path_ = name_;
     stats_ = &sim_.stats();
   } else {
-    for (const Component* c : parent_->children_) {
-      if (c->name_ == name_) throw ModelError(parent_->path_, "two children named '" + name_ + "'");
+    if (parent_->child_names_.count(name_) != 0) {
+      throw ModelError(parent_->path_, "two children named '" + name_ + "'");
     }
     path_ = parent_->path_.empty() ? name_ : parent_->path_ + "." + name_;
     stats_ = &parent_->stats().group(name_);
     parent_->children_.push_back(this);
+    parent_->child_names_.insert(name_);
   }
 }
 
@@ -29,7 +30,10 @@ Component::~Component() {
 }
 
 void Component::remove_child(Component* c) {
-  children_.erase(std::remove(children_.begin(), children_.end(), c), children_.end());
+  const auto it = std::find(children_.begin(), children_.end(), c);
+  if (it == children_.end()) return;
+  child_names_.erase(c->name_);
+  children_.erase(it);
 }
 
 Tick Component::now() const { return sim_.now(); }

@@ -1,11 +1,14 @@
 // Component: a named node of the simulated hierarchy ("sys.gpu3.hbm.ch7"). It owns its events and
 // stats group, declares its ports, and gets two lifecycle hooks: init() after the wiring check and
 // before time 0, finish() after the run (end-of-run invariants; throw ModelError on violation).
-// Contract: children register with their parent on construction; a component never outlives the
-// Simulator; ports declared with declare_port() are checked by Simulator::elaborate().
+// Contract: children register with their parent on construction (names unique among siblings,
+// checked in constant time); a component never outlives the Simulator; ports declared with
+// declare_port() are checked by Simulator::elaborate().
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/event.h"
@@ -54,6 +57,7 @@ class Component {
   std::string path_;
   StatGroup* stats_;
   std::vector<Component*> children_;
+  std::unordered_set<std::string_view> child_names_;  // views of the children's names
   std::vector<PortBase*> ports_;
 };
 

@@ -8,17 +8,18 @@ void StatGroup::check_name(const std::string& name) const {
   for (const auto& e : entries_) {
     if (e.name == name) throw ModelError(name_, "stat '" + name + "' registered twice");
   }
-  for (const auto& c : children_) {
-    if (c->name_ == name) throw ModelError(name_, "stat '" + name + "' clashes with a group");
+  if (child_index_.count(name) != 0) {
+    throw ModelError(name_, "stat '" + name + "' clashes with a group");
   }
 }
 
 StatGroup& StatGroup::group(const std::string& name) {
-  for (auto& c : children_) {
-    if (c->name_ == name) return *c;
+  const auto [it, created] = child_index_.try_emplace(name, nullptr);
+  if (created) {
+    children_.push_back(std::make_unique<StatGroup>(name));
+    it->second = children_.back().get();
   }
-  children_.push_back(std::make_unique<StatGroup>(name));
-  return *children_.back();
+  return *it->second;
 }
 
 void StatGroup::add(const std::string& name, const Counter& c, std::string unit, std::string desc) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -123,6 +124,7 @@ class StatGroup {
   std::string name_;
   std::vector<Entry> entries_;
   std::vector<std::unique_ptr<StatGroup>> children_;
+  std::unordered_map<std::string, StatGroup*> child_index_;  // children_ by name
 };
 
 }  // namespace t3sim

@@ -104,6 +104,12 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
   const bool two_level = c.topology == "two_level";
   const bool multi_node = two_level || c.topology == "leaf_spine";
   if (!multi_node && c.gpus < 1) return SizeProblem{"gpus", "'gpus' must be at least 1"};
+  if (c.topology == "fully_connected" && c.gpus > kMaxFullyConnectedGpus) {
+    return SizeProblem{"gpus", "a fully connected fabric of " + std::to_string(c.gpus) +
+                                   " GPUs needs a link per GPU pair; at most " +
+                                   std::to_string(kMaxFullyConnectedGpus) +
+                                   " GPUs (use a switch or leaf_spine topology)"};
+  }
   if (multi_node) {
     if (c.nodes < 1) return SizeProblem{"nodes", "'nodes' must be at least 1"};
     if (c.gpus_per_node < 1)

@@ -1,16 +1,20 @@
-// Static shortest-path routing, computed once at build time: a breadth-first search from every
-// destination GPU over the routable edges, then each source walks towards the destination, taking
-// at every node the out-edge to the lowest-id neighbour that is one hop closer (lowest edge id
-// among parallel edges; leaf_spine spreads ties at IB switches by destination node, see
-// Topology::spread_block). Storage is compact: one next-hop edge per (destination GPU, node), so
-// memory is num_gpus x num_nodes words, never num_gpus^2 x path length; a fully connected fabric
-// (one direct edge per pair, found from its build order) stores nothing per pair. A path is
-// walked on demand. Contract: one path per (src, dst) pair (hence per-pair FIFO delivery),
-// identical on every run; path(g, g) is empty; construction throws ModelError if a pair is
-// unreachable.
+// Static shortest-path routing: at every node a path towards destination GPU d takes the out-edge
+// to the lowest-id neighbour one hop closer to d (lowest edge id among parallel edges; leaf_spine
+// spreads ties at IB switches by destination node, see Topology::spread_block). Construction checks
+// that every GPU reaches every GPU in O(nodes + edges) (GPU 0 reaches all and all reach GPU 0);
+// the hop distances to d come from one breadth-first search when d is first routed to, and are
+// kept (uint16 per node), so memory follows the destinations used: a folded run's few, not
+// num_gpus x num_nodes. Next hops are found from the distances on each step. hops(s, d) is the
+// distance from s (one search per source asked, kept alike): "every GPU's hops from GPU 0" costs
+// one search, not one per destination.
+// A fully connected fabric (one direct edge per pair, found from its build order) stores nothing.
+// Contract: one path per (src, dst) pair (hence per-pair FIFO delivery), identical on every run and
+// whatever the query order; path(g, g) is empty; construction throws ModelError if a pair is
+// unreachable. Queries fill the cache: one RouteTable per thread (each Simulator has its own).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/fabric/topology.h"
@@ -34,17 +38,28 @@ class RouteTable {
   // Narrowest edge on the path (unbounded for src == dst) and sum of edge latencies.
   Bandwidth bandwidth(int src, int dst) const;
   Duration latency(int src, int dst) const;
+  // Destinations (sources) whose distances to (from) every node are cached: tests, benchmarks.
+  size_t cached_destinations() const { return cached_to_; }
+  size_t cached_sources() const { return cached_from_; }
 
  private:
-  std::vector<uint32_t> distances_to(uint32_t dst) const;
-  void fill_next_hops(uint32_t dst);
+  using Dist = uint16_t;
+  void check_reachable() const;
+  // Breadth-first hop counts to `gpu` over in-edges (to = true) or from it over out-edges.
+  std::vector<uint32_t> distances(uint32_t gpu, bool to) const;
+  const Dist* cached(int gpu, bool to) const;
+  const Dist* dist_to(int dst) const { return cached(dst, true); }
 
   const Topology* topo_;
   int n_ = 0;
-  bool direct_ = false;         // fully connected: next_edge is computed, next_ is empty
-  std::vector<uint32_t> next_;  // [dst * num_nodes + node]: first edge towards dst
-  std::vector<std::vector<uint32_t>> out_;  // routable out-edges per node, by (to, id)
-  std::vector<std::vector<uint32_t>> in_;   // routable in-edges per node
+  bool direct_ = false;  // fully connected: next_edge is computed, nothing is stored
+  // Routable out-edges of node u: out_[out_at_[u] .. out_at_[u + 1]), by (to, id); in-edges alike.
+  std::vector<uint32_t> out_at_, out_;
+  std::vector<uint32_t> in_at_, in_;
+  mutable std::vector<std::unique_ptr<Dist[]>> to_;    // per destination GPU, filled on first use
+  mutable std::vector<std::unique_ptr<Dist[]>> from_;  // per source GPU (hops), alike
+  mutable size_t cached_to_ = 0;
+  mutable size_t cached_from_ = 0;
 };
 
 }  // namespace t3sim::fabric

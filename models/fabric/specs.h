@@ -20,7 +20,10 @@ namespace t3sim::fabric {
 
 // Largest machine a fabric describes (the system's "gpus" range) and deepest receive buffer: the
 // maxima of the integer sizes, so a configured count always fits the int or uint32_t it lands in.
-constexpr int kMaxGpus = 4096;
+constexpr int kMaxGpus = 8192;
+// A fully connected fabric has num_gpus x (num_gpus - 1) edges: past this many GPUs its graph alone
+// would outgrow `t3sim check`'s memory bound (tools/bench/bench_system_build.cpp).
+constexpr int kMaxFullyConnectedGpus = 4096;
 constexpr int kMaxCredits = 1 << 20;
 
 // One direction of a point-to-point link (NVLink, xGMI, the T3 ring). Full duplex = two of these.

@@ -28,7 +28,7 @@ Params system_params() {
   Params p;
   p.required("kind", ParamKind::kString, "document kind").one_of({"system"});
   p.required("name", ParamKind::kString, "system name");
-  p.required("gpus", ParamKind::kInt, "number of GPUs").range(1, 4096);
+  p.required("gpus", ParamKind::kInt, "number of GPUs").range(1, fabric::kMaxGpus);
   p.required("gpu", ParamKind::kObject, "GPU compute preset (see `t3sim describe gpu`)");
   p.required("hbm", ParamKind::kObject, "HBM preset (see `t3sim describe hbm`)");
   p.required("fabric", ParamKind::kObject, "interconnect (see `t3sim describe fabric`)");

@@ -87,7 +87,7 @@ class System : public Component {
 };
 
 // The GPU count and name of a system document, bound as System binds them: a missing "gpus", a
-// string or a count outside 1..4096 is a ConfigError naming the file and /gpus.
+// string or a count outside 1..8192 (fabric::kMaxGpus) is a ConfigError naming the file and /gpus.
 int system_gpus(const ConfigDoc& doc);
 std::string system_name(const ConfigDoc& doc);
 

@@ -1,12 +1,17 @@
-// Cost of simulating a large collective: a 1 GiB all-reduce (nccl-tests' all_reduce_perf -b 1G
-// -e 1G, library defaults) on DGX H100 systems of 8 to 1024 GPUs (and more when the fabric allows
-// it). Each case runs in a forked child, so wall time (config load, build and run: the process's
-// work) and peak RSS are its own; the flow model runs ring on one node (NVLS needs packets). Prints
-// one row per case: GPUs, fabric model, wall, events, peak RSS and the simulated time. 8 GPUs:
-// configs/systems/dgx-h100.json; 16: dgx-h100-2node; larger: dgx-h100-128node with "nodes" (and
-// "gpus") replaced. Usage: t3sim_bench_collectives
-// [--model packet|flow] [GPUS...] (default: flow at 8 16 64, then packet at 8 16; 256 and 1024
-// GPUs simulate every GPU's memory path (no folded collective yet): hours on a 2-core machine).
+// Cost of simulating a large collective: an all-reduce (nccl-tests' all_reduce_perf, library
+// defaults; 1 GiB unless --bytes) on DGX H100 systems of 8 to 8192 GPUs. Each case runs in a forked
+// child, so wall time (config load, build and run: the process's work) and peak RSS are its own.
+// Prints one row per case: GPUs, fabric model, folded or not, the system's build (config load and
+// System: time, peak RSS), the whole build (with the collective's schedule), wall, events, peak RSS
+// and the simulated time. 8 GPUs: configs/systems/dgx-h100.json;
+// 16: dgx-h100-2node; larger: dgx-h100-128node with "nodes" (and "gpus") replaced. --fold runs
+// the folded collective (System with one active GPU, remote memory folded, spec.fold): only GPU
+// 0's memory path is simulated; a fabric that is not the same from every GPU fails the case.
+// --build-only stops after building (no events); with --fold on a fabric that cannot fold it builds
+// the one-GPU system alone (what a folded run would pay). The flow model runs ring on one node
+// (NVLS needs packets). Usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N]
+// [--build-only] [GPUS...] (default: flow at 8 16 64, then packet at 8 16; unfolded runs of 256 and
+// more GPUs simulate every GPU's memory path: hours on a 2-core machine).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,10 +22,10 @@
 #include <exception>
 #include <filesystem>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "models/collectives/collective.h"
+#include "models/gpu/remote_memory.h"
 #include "models/system/system.h"
 #include "sim/config.h"
 #include "sim/simulator.h"
@@ -31,95 +36,175 @@ using t3sim::ConfigDoc;
 using t3sim::ConfigNode;
 using t3sim::Simulator;
 
-constexpr uint64_t kBytes = uint64_t{1} << 30;
+struct Case {
+  int gpus = 8;
+  std::string model = "flow";
+  bool fold = false;
+  bool build_only = false;
+  uint64_t bytes = uint64_t{1} << 30;
+};
 
-ConfigDoc machine(int gpus, const std::string& model) {
+ConfigDoc machine(const Case& k) {
   const std::filesystem::path configs = std::filesystem::path(T3SIM_SOURCE_DIR) / "configs";
+  const int gpus = k.gpus;
   const char* name = gpus == 8 ? "dgx-h100" : gpus == 16 ? "dgx-h100-2node" : "dgx-h100-128node";
   ConfigDoc doc = t3sim::system::load_system_config(name, configs);
   if (gpus > 16) {
     doc.root["gpus"] = gpus;
     doc.root["fabric"]["nodes"] = gpus / 8;
   }
-  doc.root["fabric"]["model"] = model;
+  doc.root["fabric"]["model"] = k.model;
   return doc;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double peak_rss_mb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+// The system's build (config load and System) and its peak RSS, then the whole case's.
+struct Row {
+  double system_s = 0;
+  double system_mb = 0;
+  double build_s = 0;
+  double wall_s = 0;
+  uint64_t events = 0;
+  double sim_us = 0;
+};
+
+void print_row(const Case& k, const Row& r) {
+  std::printf("%6d  %-6s  %-4s  %8.3f  %8.1f  %8.3f  %8.3f  %12llu  %8.1f  %10.1f\n", k.gpus,
+              k.model.c_str(), k.fold ? "yes" : "no", r.system_s, r.system_mb, r.build_s, r.wall_s,
+              static_cast<unsigned long long>(r.events), peak_rss_mb(), r.sim_us);
+  std::fflush(stdout);
+}
+
 // Runs one case in this (child) process and prints its row; exit status 0 on success.
-int run_case(int gpus, const std::string& model) {
+int run_case(const Case& k) {
   try {
     const auto t0 = std::chrono::steady_clock::now();
-    const ConfigDoc doc = machine(gpus, model);
+    const ConfigDoc doc = machine(k);
     Simulator sim;
-    t3sim::system::System sys(sim, ConfigNode::root(doc));
+    t3sim::system::System sys(sim, ConfigNode::root(doc), k.fold ? 1 : 0);
+    Row row;
+    row.system_s = seconds_since(t0);
+    row.system_mb = peak_rss_mb();
+    const bool symmetric = sys.fabric().rotation_symmetric();
+    if (k.fold && k.build_only && !symmetric) {  // the one-GPU system a folded run would build
+      row.build_s = row.wall_s = row.system_s;
+      print_row(k, row);
+      return 0;
+    }
+    if (k.fold) {
+      if (!symmetric) {
+        std::fprintf(stderr, "%d GPUs: the '%s' fabric cannot fold (not the same from every GPU)\n",
+                     k.gpus, sys.fabric().topology().kind.c_str());
+        return 1;
+      }
+      sys.machine().remote->fold(nullptr);
+    }
     t3sim::collectives::CollectiveSpec spec;
     spec.kind = t3sim::collectives::Kind::kAllReduce;
-    spec.bytes = kBytes;
+    spec.bytes = k.bytes;
+    spec.fold = k.fold;
     // The default on one DGX H100 is NVLS, which reduces in the switch: packets only.
-    if (model == "flow" && gpus == 8) spec.algo = t3sim::collectives::Algo::kRing;
-    for (int g = 0; g < gpus; ++g) spec.group.push_back(g);
+    if (k.model == "flow" && k.gpus == 8) spec.algo = t3sim::collectives::Algo::kRing;
+    for (int g = 0; g < k.gpus; ++g) spec.group.push_back(g);
     t3sim::collectives::Collective c(sim, &sys, "bench", sys.machine(), sys.collectives(), spec);
     sim.elaborate();
-    c.start(nullptr, 0);
-    sim.run();
-    sim.finish();
-    if (!c.done()) {
-      std::fprintf(stderr, "%d GPUs: the all-reduce did not complete\n", gpus);
-      return 1;
+    row.build_s = seconds_since(t0);
+    if (!k.build_only) {
+      c.start(nullptr, 0);
+      sim.run();
+      sim.finish();
+      if (!c.done()) {
+        std::fprintf(stderr, "%d GPUs: the all-reduce did not complete\n", k.gpus);
+        return 1;
+      }
     }
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    std::printf("%6d  %-6s  %8.3f  %12llu  %8.1f  %10.1f\n", gpus, model.c_str(), wall,
-                static_cast<unsigned long long>(sim.events()),
-                static_cast<double>(ru.ru_maxrss) / 1024.0, c.elapsed().to_us());
-    std::fflush(stdout);
+    row.wall_s = seconds_since(t0);
+    row.events = sim.events();
+    row.sim_us = k.build_only ? 0.0 : c.elapsed().to_us();
+    print_row(k, row);
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%d GPUs (%s): %s\n", gpus, model.c_str(), e.what());
+    std::fprintf(stderr, "%d GPUs (%s): %s\n", k.gpus, k.model.c_str(), e.what());
     return 1;
   }
 }
 
-int run_forked(int gpus, const std::string& model) {
+int run_forked(const Case& k) {
   std::fflush(stdout);
   const pid_t pid = fork();
   if (pid < 0) return 1;
-  if (pid == 0) std::_Exit(run_case(gpus, model));
+  if (pid == 0) std::_Exit(run_case(k));
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+int usage() {
+  std::fprintf(stderr,
+               "usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N] "
+               "[--build-only] [GPUS (x8)...]\n");
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::pair<int, std::string>> cases;
+  std::vector<Case> cases;
+  Case proto;
   std::string model;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--model" && i + 1 < argc) {
       model = argv[++i];
+      if (model != "packet" && model != "flow") return usage();
+      continue;
+    }
+    if (a == "--bytes" && i + 1 < argc) {
+      proto.bytes = std::strtoull(argv[++i], nullptr, 10);
+      if (proto.bytes == 0) return usage();
+      continue;
+    }
+    if (a == "--fold" || a == "--build-only") {
+      (a == "--fold" ? proto.fold : proto.build_only) = true;
       continue;
     }
     const int gpus = std::atoi(a.c_str());
-    if (gpus < 8 || gpus % 8 != 0) {
-      std::fprintf(stderr, "usage: t3sim_bench_collectives [--model packet|flow] [GPUS (x8)...]\n");
-      return 2;
-    }
-    cases.emplace_back(gpus, model.empty() ? "flow" : model);
+    if (gpus < 8 || gpus % 8 != 0) return usage();
+    Case k = proto;
+    k.gpus = gpus;
+    k.model = model.empty() ? "flow" : model;
+    cases.push_back(k);
   }
   if (cases.empty()) {
-    for (const int g : {8, 16, 64}) cases.emplace_back(g, model.empty() ? "flow" : model);
+    for (const int g : {8, 16, 64}) {
+      Case k = proto;
+      k.gpus = g;
+      k.model = model.empty() ? "flow" : model;
+      cases.push_back(k);
+    }
     if (model.empty()) {
-      for (const int g : {8, 16}) cases.emplace_back(g, "packet");
+      for (const int g : {8, 16}) {
+        Case k = proto;
+        k.gpus = g;
+        k.model = "packet";
+        cases.push_back(k);
+      }
     }
   }
-  std::printf("# all_reduce 1 GiB, DGX H100 systems; wall = process work (load, build, run)\n");
-  std::printf("%6s  %-6s  %8s  %12s  %8s  %10s\n", "GPUs", "model", "wall_s", "events", "rss_MB",
-              "sim_us");
+  std::printf("# all_reduce %llu B, DGX H100 systems; wall = process work (load, build, run)\n",
+              static_cast<unsigned long long>(proto.bytes));
+  std::printf("%6s  %-6s  %-4s  %8s  %8s  %8s  %8s  %12s  %8s  %10s\n", "GPUs", "model", "fold",
+              "system_s", "sys_MB", "build_s", "wall_s", "events", "rss_MB", "sim_us");
   int failures = 0;
-  for (const auto& [gpus, m] : cases) failures += run_forked(gpus, m) != 0 ? 1 : 0;
+  for (const Case& k : cases) failures += run_forked(k) != 0 ? 1 : 0;
   return failures == 0 ? 0 : 1;
 }

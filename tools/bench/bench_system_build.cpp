@@ -2,7 +2,8 @@
 // and peak resident memory of check's system construction (system::BuildFor::kCheck: routes and
 // every validation, no links, memory for GPU 0) and of a full run build (BuildFor::kRun: every
 // GPU's memory, every link), for ring, switch and fully connected fabrics at 256, 1024 and 4096
-// GPUs (4096 is the largest "gpus" allowed); then check of the largest documents the JSON limits
+// GPUs (8192, the largest "gpus" allowed, on request; a fully connected fabric stops at 4096, so
+// its 8192 check is a refusal); then check of the largest documents the JSON limits
 // let through (sim/json_file.h, sim/config.h): a 255 MiB string (refused: over 16 MiB), strings at
 // the string and parsed-memory bounds, an annotation of values at the parsed-memory bound, a
 // config of values at the origin bound. Each case runs in a forked child

@@ -87,6 +87,9 @@ TEST(FabricConfig, SizesAndPortsAreChecked) {
 
   EXPECT_NE(config_error(testing::switch_cfg(32)).find("ports"), std::string::npos);
   EXPECT_NE(config_error(testing::ring_cfg(0)).find("at least 1"), std::string::npos);
+  nlohmann::json mesh = testing::ring_cfg(kMaxFullyConnectedGpus + 1);
+  mesh["topology"] = "fully_connected";
+  EXPECT_NE(config_error(mesh).find("at most 4096 GPUs"), std::string::npos);
 
   nlohmann::json eff = testing::two_level_cfg(2, 4);
   eff["nic"]["efficiency"] = 1.5;

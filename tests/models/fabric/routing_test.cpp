@@ -128,6 +128,52 @@ TEST(FabricRouting, RoutesAreIdenticalAcrossBuilds) {
   }
 }
 
+TEST(FabricRouting, DistancesAreComputedOnlyForDestinationsRoutedTo) {
+  const Topology t = graph("ring", 64);
+  const RouteTable r(t);
+  EXPECT_EQ(r.cached_destinations(), 0u);  // construction checks reachability, stores nothing
+  EXPECT_EQ(r.path(5, 1).size(), 4u);
+  EXPECT_EQ(r.latency(9, 1), Duration::ns(500 * 8));
+  EXPECT_EQ(r.cached_destinations(), 1u);  // both walked towards gpu1
+  EXPECT_EQ(r.cached_sources(), 0u);
+  for (int d = 0; d < 64; ++d) EXPECT_EQ(r.hops(0, d), std::min(d, 64 - d)) << d;
+  EXPECT_EQ(r.cached_sources(), 1u);  // every GPU's hops from gpu0: one search
+  EXPECT_EQ(r.cached_destinations(), 1u);
+  EXPECT_EQ(r.hops(40, 1), 25);
+  EXPECT_EQ(r.cached_sources(), 2u);
+}
+
+TEST(FabricRouting, PathsDoNotDependOnTheQueryOrder) {
+  const Topology t = graph("ring", 24);
+  const RouteTable forward(t);
+  const RouteTable backward(t);
+  std::vector<std::vector<uint32_t>> a;
+  std::vector<std::vector<uint32_t>> b(24 * 24);
+  for (int s = 0; s < 24; ++s) {
+    for (int d = 0; d < 24; ++d) a.push_back(forward.path(s, d));
+  }
+  for (int i = 24 * 24 - 1; i >= 0; --i) b[static_cast<size_t>(i)] = backward.path(i / 24, i % 24);
+  EXPECT_EQ(a, b);
+  for (int s = 0; s < 24; ++s) {
+    for (int d = 0; d < 24; ++d) {
+      EXPECT_EQ(forward.hops(s, d), static_cast<int>(a[static_cast<size_t>(s * 24 + d)].size()));
+    }
+  }
+}
+
+TEST(FabricRouting, AnUnreachablePairIsNamed) {
+  Topology t = graph("ring", 4);
+  for (TopoEdge& e : t.edges)
+    e.routable = !(e.from == 2 && e.to == 3) && !(e.from == 2 && e.to == 1);
+  try {
+    const RouteTable r(t);
+    FAIL() << "gpu2 has no routable out-edge";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("no route from gpu2 to gpu0"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(FabricRouting, SingleGpuFabricHasNoLinks) {
   Harness h(testing::ring_cfg(1));
   EXPECT_EQ(h.fabric->num_links(), 0u);
@@ -136,8 +182,9 @@ TEST(FabricRouting, SingleGpuFabricHasNoLinks) {
   EXPECT_EQ(h.rx.log.size(), 1u);
 }
 
-// Large regular fabrics build with compact routes: a next hop per (destination, node), none at
-// all for the full mesh; paths are walked on demand and flows get their slots on first use.
+// Large regular fabrics build with compact routes: hop distances per destination routed to, filled
+// on first use, none at all for the full mesh; paths are walked on demand and flows get their
+// slots on first use.
 TEST(FabricRoutingScale, RingOf1024GpusBuildsAndRoutes) {
   testing::Harness h(testing::ring_cfg(1024));
   EXPECT_EQ(h.fabric->num_links(), 2048u);
