@@ -1,14 +1,11 @@
-// The future event list: a radix heap (Ahuja et al. 1990) over the 72-bit key (tick, band) with
-// base-256 digits, in effect a hierarchical timing wheel anchored at the last key taken, `last_`.
-// Digit 0 is the band, digits 1-8 the tick's bytes. An entry sits in the FIFO bucket of the highest
-// digit in which its key differs from last_ and moves down a level at a time; entries equal to
-// last_ wait in the FIFO `current_`. Every FIFO holds its entries in insertion order, so the order
-// (tick, band, sequence) needs no comparison at all; only entries below last_ (scheduled after a
-// next_tick() peek moved last_ past them, or at now in an earlier band) go to a small binary heap.
-// Contract: schedule() requires when >= now (else ModelError); deschedule() and re-scheduling are
-// O(1) by lazy deletion (stale entries are skipped on pop and purged in bulk when they outnumber
-// the live ones). Entries, stale ones too, point at their Event: an Event must outlive the queue's
-// use. Speed: tools/bench/bench_events.cpp measures the hold model.
+// The future event list: a radix heap (Ahuja et al. 1990) over the 72-bit key (tick, band) in
+// base-256 digits (digit 0 the band, 1-8 the tick's bytes), anchored at the last key taken, last_.
+// An entry sits in the FIFO bucket of the highest digit in which its key differs from last_; those
+// equal to last_ wait in the FIFO current_. FIFOs keep insertion order, so (tick, band, sequence)
+// needs no comparison; keys below last_ (after a next_tick() peek, or at now in an earlier band)
+// go to a small heap. Contract: schedule() requires when >= now (else ModelError); deschedule() and
+// re-scheduling are O(1) by lazy deletion (stale entries skipped, purged in bulk); an Event must
+// outlive the queue's use. Speed: tools/bench/bench_events.cpp measures the hold model.
 #pragma once
 
 #include <array>
