@@ -2,8 +2,8 @@
 // events), plus pooled one-shot callbacks (a function pointer, a context pointer and one integer)
 // for fire-and-forget work. No std::function and no heap allocation per scheduled event.
 // Invariants: an Event is in the queue at most once; re-scheduling a pending event replaces the old
-// entry (the old heap entry becomes stale and is skipped on pop: only the entry whose insertion
-// sequence matches the event's is live).
+// entry (the old entry becomes stale and is skipped on pop: only the entry whose (band, sequence)
+// matches the event's is live).
 #pragma once
 
 #include <cstdint>
@@ -29,14 +29,13 @@ class Event {
   virtual ~Event() = default;
 
   virtual void process() = 0;
-  bool scheduled() const { return scheduled_; }
+  bool scheduled() const { return order_ != 0; }
   Tick when() const { return when_; }
 
  private:
   friend class EventQueue;
   Tick when_{};
-  uint64_t order_ = 0;  // (band << 56) | sequence of the live queue entry
-  bool scheduled_ = false;
+  uint64_t order_ = 0;  // (band << 56) | sequence of the live queue entry; 0: not scheduled
 };
 
 // Calls obj->*Method() when it fires. Declare as a member of the owning component.

@@ -36,8 +36,6 @@ namespace {
 
 // Stale entries tolerated beyond the live ones before a purge (keeps purges rare for small queues).
 constexpr size_t kPurgeSlack = 1024;
-// Buckets up to this size are ordered by the near heap instead of being redistributed.
-constexpr size_t kHeapedBucket = 64;
 
 [[noreturn]] [[gnu::cold]] void throw_past(Tick when, Tick now) {
   throw ModelError("event-queue", "schedule at " + std::to_string(when.ps()) +
@@ -46,7 +44,34 @@ constexpr size_t kHeapedBucket = 64;
 
 }  // namespace
 
-EventQueue::EventQueue() : buckets_(kLevels * kDigits) { near_.reserve(64); }
+// Files an entry by its key k = (tick, band) against last_: above it, in the bucket of the highest
+// differing digit; equal, at the back of current_; below (rare), in the early heap.
+[[gnu::always_inline]] inline void EventQueue::push(const QueueEntry& e) {
+  int level;
+  int digit;
+  if (e.tick > last_tick_) [[likely]] {
+    level = 1 + (63 - std::countl_zero(e.tick ^ last_tick_)) / kDigitBits;
+    digit = static_cast<int>(e.tick >> ((level - 1) * kDigitBits)) & (kDigits - 1);
+  } else if (e.tick == last_tick_ && band_of(e) >= last_band_) {
+    if (band_of(e) == last_band_) {
+      current_.push(e, pool_);
+      return;
+    }
+    level = 0;
+    digit = static_cast<int>(band_of(e));
+  } else {
+    early_.push_back(e);
+    std::push_heap(early_.begin(), early_.end(), Later{});
+    return;
+  }
+  if (buckets_[level * kDigits + digit].push(e, pool_)) {  // the bucket was empty
+    occupied_[level][digit / 64] |= uint64_t{1} << (digit % 64);
+    summary_[level] |= uint64_t{1} << (digit / 64);
+    levels_ |= 1u << level;
+  }
+}
+
+EventQueue::EventQueue() : buckets_(kLevels * kDigits) {}
 EventQueue::~EventQueue() = default;
 
 void EventQueue::schedule(Event& ev, Tick when, Priority prio) {
@@ -54,27 +79,26 @@ void EventQueue::schedule(Event& ev, Tick when, Priority prio) {
     throw_past(when, now_);
   }
   const uint64_t order = (static_cast<uint64_t>(prio) << 56) | sequence_++;
-  const bool replaced = ev.scheduled_;  // the old entry, if any, becomes stale
-  ev.scheduled_ = true;
+  const bool replaced = ev.order_ != 0;  // the old entry, if any, becomes stale
   ev.order_ = order;
   ev.when_ = when;
   if (!replaced) ++live_;
-  push(Entry{when.ps(), order, &ev});
-  if (replaced && entries_ > 2 * live_ + kPurgeSlack) purge_stale();
+  ++entries_;
+  push(QueueEntry{when.ps(), order, &ev});
+  if (replaced && entries_ > 2 * live_ + kPurgeSlack) [[unlikely]] {
+    purge_stale();
+  }
 }
 
 void EventQueue::deschedule(Event& ev) {
-  if (!ev.scheduled_) return;
-  ev.scheduled_ = false;
+  if (!ev.scheduled()) return;
+  ev.order_ = 0;
   --live_;
   if (entries_ > 2 * live_ + kPurgeSlack) purge_stale();
 }
 
 EventQueue::OneShot* EventQueue::acquire_one_shot() {
-  if (free_one_shots_.empty()) {
-    one_shot_storage_.push_back(std::make_unique<OneShot>(this));
-    return one_shot_storage_.back().get();
-  }
+  if (free_one_shots_.empty()) return &one_shot_storage_.emplace_back(this);
   OneShot* e = free_one_shots_.back();
   free_one_shots_.pop_back();
   return e;
@@ -87,117 +111,149 @@ void EventQueue::schedule_fn(Tick when, OneShotFn fn, void* ctx, uint64_t arg, P
   schedule(*e, when, prio);
 }
 
-// An entry at or before last_ (the current tick, or one a next_tick() peek has passed) joins the
-// near heap; a later one goes to its bucket.
-void EventQueue::push(const Entry& e) {
-  ++entries_;
-  if (e.key <= last_) {
-    near_.push_back(e);
-    std::push_heap(near_.begin(), near_.end(), Later{});
+void EventQueue::clear_bit(int level, int digit) {
+  uint64_t& word = occupied_[level][digit / 64];
+  word &= ~(uint64_t{1} << (digit % 64));
+  if (word != 0) return;
+  summary_[level] &= ~(uint64_t{1} << (digit / 64));
+  if (summary_[level] == 0) levels_ &= ~(1u << level);
+}
+
+// Opens a bucket of level 1: all its entries have tick `tick`. last_ becomes (tick, lowest band);
+// that band's entries form current_ (the whole bucket, copied nowhere, when it has one band) and
+// the others go to level 0 by band.
+void EventQueue::open_tick_bucket(EntryFifo& list, uint64_t tick) {
+  uint64_t lo = 255;
+  uint64_t hi = 0;
+  list.for_each([&](const QueueEntry& e) {
+    lo = std::min(lo, band_of(e));
+    hi = std::max(hi, band_of(e));
+  });
+  last_tick_ = tick;
+  last_band_ = lo;
+  if (lo == hi) {
+    current_.take_all(list);
     return;
   }
-  push_bucketed(e);
+  list.drain(pool_, [this](const QueueEntry& e) { push(e); });
 }
 
-void EventQueue::push_bucketed(const Entry& e) {
-  const int level = (63 - std::countl_zero(e.key ^ last_)) / kDigitBits;
-  const int digit = static_cast<int>(e.key >> (level * kDigitBits)) & (kDigits - 1);
-  buckets_[level * kDigits + digit].push_back(e);
-  occupied_[level][digit / 64] |= uint64_t{1} << (digit % 64);
-  levels_ |= 1u << level;
-}
-
-void EventQueue::pop_near() {
-  std::pop_heap(near_.begin(), near_.end(), Later{});
-  near_.pop_back();
-  --entries_;
-}
-
-// Marks the bucket empty (its entries are the caller's to move; the vector keeps its capacity).
-void EventQueue::clear_bucket(int level, int digit) {
-  buckets_[level * kDigits + digit].clear();
-  std::array<uint64_t, kWords>& words = occupied_[level];
-  words[digit / 64] &= ~(uint64_t{1} << (digit % 64));
-  bool any = false;
-  for (const uint64_t w : words) any = any || w != 0;
-  if (!any) levels_ &= ~(1u << level);
-}
-
-// With near_ empty: takes the lowest non-empty bucket of the lowest non-empty level; every key in
-// it is below every other bucketed key. A small bucket (or a level-0 one: a single tick) becomes
-// near_ and last_ moves up to its largest key. A large one is redistributed: last_ moves up to the
-// smallest key the bucket can hold, which it shares every digit above the bucket's with, so each
-// entry lands lower (or in near_). Either way last_ only grows and stays below the bucketed keys.
+// With early_ and current_ empty: takes the lowest non-empty bucket of the lowest non-empty level;
+// every key in it is below every other bucketed key. A bucket of one entry, or of one key (level
+// 0), becomes current_ and last_ its key; a level-1 bucket (one tick) is split by band. A larger
+// one is redistributed: last_ moves up to the smallest key the bucket can hold, which shares every
+// digit above the bucket's with it, so each entry lands lower (or in current_). Either way last_
+// only grows and stays below the bucketed keys, and every FIFO keeps insertion order: the lower
+// levels are empty when a bucket is redistributed into them.
 bool EventQueue::refill() {
-  while (near_.empty()) {
+  while (current_.empty()) {
     if (levels_ == 0) return false;
     const int level = std::countr_zero(levels_);
-    const std::array<uint64_t, kWords>& words = occupied_[level];
-    int w = 0;
-    while (words[w] == 0) ++w;
-    const int digit = w * 64 + std::countr_zero(words[w]);
-    const std::vector<Entry>& bucket = buckets_[level * kDigits + digit];
-    if (level == 0 || bucket.size() <= kHeapedBucket) {
-      for (const Entry& e : bucket) {
-        near_.push_back(e);
-        last_ = std::max(last_, e.key);
-        __builtin_prefetch(e.ev);  // these run next: overlap the handlers' first cache misses
-      }
-    } else {
-      const int shift = level * kDigitBits;
-      const int above_bits = shift + kDigitBits;
-      const uint64_t above = above_bits >= 64 ? 0 : last_ >> above_bits << above_bits;
-      last_ = above | (static_cast<uint64_t>(digit) << shift);
-      for (const Entry& e : bucket) {  // each lands in a lower level: `bucket` stays put
-        if (e.key == last_) {
-          near_.push_back(e);
-        } else {
-          push_bucketed(e);
-        }
-      }
+    const int w = std::countr_zero(summary_[level]);
+    const int digit = w * 64 + std::countr_zero(occupied_[level][w]);
+    EntryFifo list;
+    list.take_all(buckets_[level * kDigits + digit]);
+    clear_bit(level, digit);
+    if (level == 0) {
+      last_band_ = static_cast<uint64_t>(digit);
+      current_.take_all(list);
+      break;
     }
-    clear_bucket(level, digit);
-    std::make_heap(near_.begin(), near_.end(), Later{});
+    if (list.single()) {
+      last_tick_ = list.front().tick;
+      last_band_ = band_of(list.front());
+      current_.take_all(list);
+      break;
+    }
+    const int shift = (level - 1) * kDigitBits;
+    const int above_bits = shift + kDigitBits;
+    const uint64_t above = above_bits >= 64 ? 0 : last_tick_ >> above_bits << above_bits;
+    const uint64_t floor = above | (static_cast<uint64_t>(digit) << shift);
+    if (level == 1) {
+      open_tick_bucket(list, floor);
+      break;
+    }
+    last_tick_ = floor;
+    last_band_ = 0;
+    if (level == 2) {  // these run within 256 ticks: start their handlers' cache misses
+      list.drain(pool_, [this](const QueueEntry& e) {
+        __builtin_prefetch(e.ev);
+        push(e);
+      });
+    } else {
+      list.drain(pool_, [this](const QueueEntry& e) { push(e); });
+    }
   }
   return true;
 }
 
-// Leaves a live entry on top of near_; false if the queue holds none.
-bool EventQueue::drop_stale() {
+// The next live entry (dropping stale ones on the way), or nullptr if the queue holds none.
+const QueueEntry* EventQueue::top_live() {
   for (;;) {
-    if (!refill()) return false;
-    if (live(near_.front())) return true;
-    pop_near();
+    if (!early_.empty()) [[unlikely]] {
+      if (live(early_.front())) return &early_.front();
+    } else {
+      if (current_.empty() && !refill()) return nullptr;
+      if (live(current_.front())) return &current_.front();
+    }
+    pop_top();
   }
 }
 
-// Drops every stale entry. The pop order depends only on the (tick, order) keys, which are
-// unique, so the result does not depend on where entries sat.
+void EventQueue::pop_top() {
+  if (!early_.empty()) [[unlikely]] {
+    std::pop_heap(early_.begin(), early_.end(), Later{});
+    early_.pop_back();
+  } else {
+    current_.pop_front(pool_);
+  }
+  --entries_;
+}
+
+// Drops every stale entry. FIFOs keep their order and the early heap is rebuilt, so the pop order
+// (by the unique (tick, band, sequence) keys) does not change.
 void EventQueue::purge_stale() {
-  const auto stale = [](const Entry& e) { return !live(e); };
   for (int level = 0; level < kLevels; ++level) {
+    if ((levels_ >> level & 1) == 0) continue;
     for (int digit = 0; digit < kDigits; ++digit) {
-      std::vector<Entry>& v = buckets_[level * kDigits + digit];
-      if (v.empty()) continue;
-      std::erase_if(v, stale);
-      if (v.empty()) clear_bucket(level, digit);
+      EntryFifo& fifo = buckets_[level * kDigits + digit];
+      if (fifo.empty()) continue;
+      fifo.filter(pool_, live);
+      if (fifo.empty()) clear_bit(level, digit);
     }
   }
-  std::erase_if(near_, stale);
-  std::make_heap(near_.begin(), near_.end(), Later{});
+  current_.filter(pool_, live);
+  std::erase_if(early_, [](const QueueEntry& e) { return !live(e); });
+  std::make_heap(early_.begin(), early_.end(), Later{});
   entries_ = live_;
 }
 
 Tick EventQueue::next_tick() {
-  return drop_stale() ? Tick::from_ps(near_.front().key) : Tick::max();
+  const QueueEntry* top = top_live();
+  return top == nullptr ? Tick::max() : Tick::from_ps(top->tick);
 }
 
-bool EventQueue::run_one() {
-  if (!drop_stale()) return false;
-  const Entry e = near_.front();
-  pop_near();  // before the handler runs, so a throwing handler leaves a consistent queue
-  now_ = Tick::from_ps(e.key);
-  e.ev->scheduled_ = false;
+bool EventQueue::run_one(Tick limit) {
+  QueueEntry e;
+  if (early_.empty()) [[likely]] {
+    for (;;) {  // the next live entry of current_, dropping stale ones
+      if (current_.empty() && !refill()) return false;
+      e = current_.front();
+      if (live(e)) break;
+      current_.pop_front(pool_);
+      --entries_;
+    }
+    if (e.tick > limit.ps()) return false;
+    current_.pop_front(pool_);  // before the handler runs, so a throwing handler leaves a
+    --entries_;                 // consistent queue
+  } else {
+    const QueueEntry* top = top_live();
+    if (top == nullptr || top->tick > limit.ps()) return false;
+    e = *top;
+    pop_top();
+  }
+  now_ = Tick::from_ps(e.tick);
+  e.ev->order_ = 0;
   --live_;
   ++processed_;
   e.ev->process();

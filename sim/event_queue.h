@@ -1,21 +1,20 @@
-// The future event list: a radix heap over monotone time (Ahuja et al. 1990) with base-256 digits,
-// in effect a hierarchical timing wheel anchored at `last_`. Entries are 24-byte PODs ordered by
-// (tick, priority band, insertion sequence), so equal-time events run in a deterministic order;
-// one-shots come from a free list. Entries with tick <= last_ wait in a small binary heap ordered
-// by (tick, order), which alone decides what runs next; later ones sit in the bucket of the
-// highest digit in which they differ from last_ and move down a level at a time (at most 7 moves).
-// Contract: schedule() requires when >= now (else ModelError); deschedule() and re-scheduling are
-// O(1) by lazy deletion (stale entries are skipped on pop and purged in bulk when they outnumber
-// the live ones). Entries, stale ones too, point at their Event: an Event must outlive the queue's
-// use. Speed: tools/bench/bench_events.cpp measures the hold model.
+// The future event list: a radix heap (Ahuja et al. 1990) over the 72-bit key (tick, band) in
+// base-256 digits (digit 0 the band, 1-8 the tick's bytes), anchored at the last key taken, last_.
+// An entry sits in the FIFO bucket of the highest digit in which its key differs from last_; those
+// equal to last_ wait in the FIFO current_. FIFOs keep insertion order, so (tick, band, sequence)
+// needs no comparison; keys below last_ (after a next_tick() peek, or at now in an earlier band)
+// go to a small heap. Contract: schedule() requires when >= now (else ModelError); deschedule() and
+// re-scheduling are O(1) by lazy deletion (stale entries skipped, purged in bulk); an Event must
+// outlive the queue's use. Speed: tools/bench/bench_events.cpp measures the hold model.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <memory>
+#include <deque>
 #include <vector>
 
 #include "sim/event.h"
+#include "sim/event_fifo.h"
 
 namespace t3sim {
 
@@ -36,50 +35,52 @@ class EventQueue {
   void schedule_fn(Tick when, OneShotFn fn, void* ctx, uint64_t arg,
                    Priority prio = Priority::kDefault);
 
-  // Pops and runs the next live event; returns false if none. Advances now().
-  bool run_one();
+  // Pops and runs the next live event if its tick is at most `limit`; returns false if there is
+  // none. Advances now().
+  bool run_one(Tick limit = Tick::max());
   // Tick of the next live event (Tick::max() if none).
   Tick next_tick();
 
  private:
-  struct Entry {
-    uint64_t key;    // tick in ps; ties broken by order
-    uint64_t order;  // (band << 56) | sequence; equals ev->order_ while this entry is live
-    Event* ev;
-  };
   class OneShot;
   static constexpr int kDigitBits = 8;
   static constexpr int kDigits = 1 << kDigitBits;  // buckets per level
-  static constexpr int kLevels = 64 / kDigitBits;
-  static constexpr int kWords = kDigits / 64;  // occupancy words per level
-  // The near heap's order: a min-heap by (key, order).
+  static constexpr int kLevels = 1 + (64 + kDigitBits - 1) / kDigitBits;
+  static constexpr int kWords = kDigits / 64;  // occupancy words per level (bits of a summary)
+  // The early heap's order: a min-heap by (tick, order), i.e. (tick, band, sequence).
   struct Later {
-    bool operator()(const Entry& a, const Entry& b) const {
-      return a.key != b.key ? a.key > b.key : a.order > b.order;
+    bool operator()(const QueueEntry& a, const QueueEntry& b) const {
+      return a.tick != b.tick ? a.tick > b.tick : a.order > b.order;
     }
   };
-  static bool live(const Entry& e) { return e.ev->scheduled_ && e.ev->order_ == e.order; }
-  void push(const Entry& e);
-  void push_bucketed(const Entry& e);
-  void pop_near();
+  static uint64_t band_of(const QueueEntry& e) { return e.order >> 56; }
+  static bool live(const QueueEntry& e) { return e.ev->order_ == e.order; }
+  void push(const QueueEntry& e);
+  const QueueEntry* top_live();
+  void pop_top();
   bool refill();
-  void clear_bucket(int level, int digit);
-  bool drop_stale();
+  void open_tick_bucket(EntryFifo& list, uint64_t tick);
+  void clear_bit(int level, int digit);
   void purge_stale();
   OneShot* acquire_one_shot();
 
-  // buckets_[level * kDigits + digit]: entries whose key first differs from last_ (scanning
-  // from the top) in base-256 digit `level`, where the key's digit is `digit` (> last_'s).
-  std::vector<std::vector<Entry>> buckets_;
+  EntryBlockPool pool_;
+  // buckets_[level * kDigits + digit]: entries whose key first differs from last_ (scanning from
+  // the top) in digit `level`, where the key's digit is `digit` (> last_'s).
+  std::vector<EntryFifo> buckets_;
   std::array<std::array<uint64_t, kWords>, kLevels> occupied_{};  // bit set: bucket not empty
-  uint32_t levels_ = 0;      // bit set: the level has a non-empty bucket
-  std::vector<Entry> near_;  // min-heap by (key, order) of the entries with key <= last_
-  uint64_t last_ = 0;        // every bucketed entry has key > last_; last_ only grows
-  size_t entries_ = 0;       // entries held, stale ones included
-  std::vector<std::unique_ptr<OneShot>> one_shot_storage_;
+  std::array<uint64_t, kLevels> summary_{};  // bit w set: occupied_[level][w] is not 0
+  uint32_t levels_ = 0;                      // bit set: the level has a non-empty bucket
+  EntryFifo current_;              // the entries whose key equals last_, in insertion order
+  std::vector<QueueEntry> early_;  // min-heap of the entries whose key is below last_
+  uint64_t last_tick_ =
+      0;  // last_ = (last_tick_, last_band_) only grows; buckets hold keys > last_
+  uint64_t last_band_ = 0;
+  size_t entries_ = 0;  // entries held, stale ones included
+  std::deque<OneShot> one_shot_storage_;
   std::vector<OneShot*> free_one_shots_;
   Tick now_{};
-  uint64_t sequence_ = 0;
+  uint64_t sequence_ = 1;  // order 0 means "not scheduled"
   uint64_t processed_ = 0;
   size_t live_ = 0;
 };

@@ -38,9 +38,7 @@ void Simulator::run() { run_until(Tick::max()); }
 void Simulator::run_until(Tick limit) {
   if (!elaborated_) elaborate();
   stopped_ = false;
-  while (!stopped_) {
-    if (queue_.next_tick() > limit) break;
-    if (!queue_.run_one()) break;
+  while (!stopped_ && queue_.run_one(limit)) {
   }
 }
 

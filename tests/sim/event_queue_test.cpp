@@ -371,6 +371,59 @@ TEST(EventQueue, SchedulingBeforeAPeekedTickStillRunsFirst) {
   EXPECT_EQ(ids(log), (std::vector<int>{3, 2, 4, 1}));
 }
 
+// Schedules `kid` at now in band `band` when it fires.
+class SpawnAtNow final : public Event {
+ public:
+  SpawnAtNow(EventQueue& q, std::vector<std::pair<int, uint64_t>>& log, int id, Event& kid,
+             Priority band)
+      : q_(q), log_(log), id_(id), kid_(kid), band_(band) {}
+  void process() override {
+    log_.emplace_back(id_, q_.now().ps());
+    q_.schedule(kid_, q_.now(), band_);
+  }
+
+ private:
+  EventQueue& q_;
+  std::vector<std::pair<int, uint64_t>>& log_;
+  int id_;
+  Event& kid_;
+  Priority band_;
+};
+
+TEST(EventQueue, HandlerSchedulingAtNowInAnEarlierBandRunsNext) {
+  // At tick 10, a (default band) schedules spawn_c at now in the first band, which schedules c at
+  // now in the last band; d (default band, queued before either) runs between the two.
+  EventQueue q;
+  std::vector<std::pair<int, uint64_t>> log;
+  LogEvent c(q, log, 3);
+  LogEvent d(q, log, 4);
+  SpawnAtNow spawn_c(q, log, 5, c, Priority::kLast);
+  SpawnAtNow a(q, log, 1, spawn_c, Priority::kFirst);
+  q.schedule(a, Tick::from_ps(10));
+  q.schedule(d, Tick::from_ps(10));
+  run_all(q);
+  // a -> spawn_c at (10, first) runs before d; spawn_c -> c at (10, last) runs after d.
+  EXPECT_EQ(ids(log), (std::vector<int>{1, 5, 4, 3}));
+}
+
+TEST(EventQueue, RunOneStopsAtTheLimit) {
+  EventQueue q;
+  std::vector<std::pair<int, uint64_t>> log;
+  std::vector<std::unique_ptr<LogEvent>> evs;
+  for (int id = 1; id <= 2; ++id) {
+    evs.push_back(std::make_unique<LogEvent>(q, log, id));
+    q.schedule(*evs.back(), Tick::from_ps(10 * static_cast<uint64_t>(id)));  // at 10 and 20
+  }
+  EXPECT_FALSE(q.run_one(Tick::from_ps(9)));
+  EXPECT_EQ(q.now().ps(), 0U);
+  EXPECT_TRUE(q.run_one(Tick::from_ps(10)));
+  EXPECT_FALSE(q.run_one(Tick::from_ps(19)));
+  EXPECT_EQ(q.pending(), 1U);
+  EXPECT_TRUE(q.run_one(Tick::from_ps(20)));
+  EXPECT_FALSE(q.run_one());
+  EXPECT_EQ(ids(log), (std::vector<int>{1, 2}));
+}
+
 TEST(EventQueue, EventsNearTheEndOfTimeKeepTheirOrder) {
   EventQueue q;
   std::vector<std::pair<int, uint64_t>> log;

@@ -1,0 +1,157 @@
+// Storage of the event queue's buckets: FIFO lists of 24-byte entries kept in 1 KiB blocks that
+// come from, and go back to, one free list per queue. A bucket emptied by the queue returns its
+// blocks at once, so the blocks that buckets fill next are the ones just read: the queue's memory
+// stays about the size of its pending entries and hot in cache, however many buckets it visits.
+// Contract: a FIFO yields its entries in push order; moving a whole FIFO copies no entry; a FIFO's
+// blocks belong to the pool it was filled from, which must outlive its use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace t3sim {
+
+class Event;
+
+// One scheduling of an event: its tick, (band << 56) | sequence, and the event.
+struct QueueEntry {
+  uint64_t tick;
+  uint64_t order;
+  Event* ev;
+};
+
+class EntryBlockPool {
+ public:
+  static constexpr uint32_t kEntries = 42;  // 8 + 42 * 24 = 1016 bytes
+  struct Block {
+    Block* next;  // beside the first entries: a block holding one entry is one cache line
+    QueueEntry entries[kEntries];
+  };
+
+  Block* take() {
+    if (free_ == nullptr) [[unlikely]]
+      grow();
+    Block* b = free_;
+    free_ = b->next;
+    b->next = nullptr;
+    return b;
+  }
+  void give(Block* b) {
+    b->next = free_;
+    free_ = b;
+  }
+
+ private:
+  void grow() {
+    constexpr size_t kChunk = 64;
+    chunks_.push_back(std::make_unique<Block[]>(kChunk));
+    for (size_t i = 0; i < kChunk; ++i) give(&chunks_.back()[i]);
+  }
+  std::vector<std::unique_ptr<Block[]>> chunks_;
+  Block* free_ = nullptr;
+};
+
+// A FIFO of entries: push at the tail, read from the head (read_ entries of the head block gone).
+class EntryFifo {
+ public:
+  using Block = EntryBlockPool::Block;
+  static constexpr uint32_t kEntries = EntryBlockPool::kEntries;
+
+  bool empty() const { return head_ == nullptr; }
+  // True if the FIFO holds exactly one entry.
+  bool single() const { return head_ == tail_ && used_ == read_ + 1; }
+  const QueueEntry& front() const { return head_->entries[read_]; }
+
+  // Returns true if the FIFO was empty.
+  bool push(const QueueEntry& e, EntryBlockPool& pool) {
+    if (used_ == kEntries) [[unlikely]] {
+      return push_to_new_block(e, pool);
+    }
+    tail_->entries[used_++] = e;
+    return false;
+  }
+  void pop_front(EntryBlockPool& pool) {
+    ++read_;
+    if (read_ == (head_ == tail_ ? used_ : kEntries)) [[unlikely]]
+      drop_head(pool);
+  }
+  // Moves every entry of `from` (left empty) into this empty FIFO.
+  void take_all(EntryFifo& from) {
+    *this = from;
+    from = EntryFifo{};
+  }
+  // Calls f(entry) for each entry in order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (Block* b = head_; b != nullptr; b = b->next) {
+      const uint32_t end = b == tail_ ? used_ : kEntries;
+      for (uint32_t i = b == head_ ? read_ : 0; i < end; ++i) f(b->entries[i]);
+    }
+  }
+  // Calls f(entry) for each entry in order, returning each block to the pool once read; the FIFO is
+  // left empty before the first call, so f may push to it again.
+  template <class F>
+  void drain(EntryBlockPool& pool, F&& f) {
+    const EntryFifo list = *this;
+    *this = EntryFifo{};
+    Block* b = list.head_;
+    uint32_t i = list.read_;
+    while (b != nullptr) {
+      Block* next = b->next;
+      const uint32_t end = b == list.tail_ ? list.used_ : kEntries;
+      for (; i < end; ++i) f(b->entries[i]);
+      pool.give(b);
+      b = next;
+      i = 0;
+    }
+  }
+  // Keeps the entries for which keep(entry) is true, in order.
+  template <class Keep>
+  void filter(EntryBlockPool& pool, Keep&& keep) {
+    EntryFifo kept;
+    drain(pool, [&](const QueueEntry& e) {
+      if (keep(e)) kept.push(e, pool);
+    });
+    *this = kept;
+  }
+  // Returns every block to the pool.
+  void clear(EntryBlockPool& pool) {
+    drain(pool, [](const QueueEntry&) {});
+  }
+
+ private:
+  [[gnu::noinline]] bool push_to_new_block(const QueueEntry& e, EntryBlockPool& pool) {
+    const bool was_empty = tail_ == nullptr;
+    append_block(pool);
+    tail_->entries[used_++] = e;
+    return was_empty;
+  }
+  void append_block(EntryBlockPool& pool) {
+    Block* b = pool.take();
+    if (tail_ == nullptr) {
+      head_ = b;
+    } else {
+      tail_->next = b;
+    }
+    tail_ = b;
+    used_ = 0;
+  }
+  void drop_head(EntryBlockPool& pool) {
+    Block* next = head_->next;
+    pool.give(head_);
+    if (next == nullptr) {
+      *this = EntryFifo{};
+    } else {
+      head_ = next;
+      read_ = 0;
+    }
+  }
+
+  Block* head_ = nullptr;
+  Block* tail_ = nullptr;
+  uint32_t used_ = kEntries;  // entries written in the tail block (kEntries when there is none)
+  uint32_t read_ = 0;         // entries already taken from the head block
+};
+
+}  // namespace t3sim
