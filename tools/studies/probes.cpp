@@ -129,6 +129,7 @@ CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::Col
   if (!c.done()) throw ModelError(c.path(), "collective did not complete");
   CollectiveProbe p;
   p.time_us = c.elapsed().to_us();
+  p.events = sim.events();
   p.how = std::string(to_string(c.algo())) + "/" + to_string(c.protocol()) + "/" +
           to_string(c.executor()) + "/" + std::to_string(c.channels()) + "ch";
   return p;
