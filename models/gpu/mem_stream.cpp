@@ -14,6 +14,8 @@ MemStream::MemStream(common::MemTarget& target, uint32_t txn_bytes, uint32_t max
 
 void MemStream::submit(const Access& a) {
   const uint32_t s = slots_.acquire(Slot{a, 0, 0, false});
+  if (flags_.size() < slots_.size()) flags_.resize(slots_.size());
+  set_flags(s);
   ++live_;
   if (a.bytes == 0) {  // degenerate: complete at once
     slots_.release(s);
@@ -74,6 +76,7 @@ bool MemStream::issue_chunk(uint32_t s) {
   if (!target_.try_issue(req)) return false;
   ++in_flight_;
   slots_[s].issued += chunk;
+  set_flags(s);
   return true;
 }
 
@@ -89,16 +92,18 @@ void MemStream::pump_window() {
     bool progress = true;
     while (progress && in_flight_ < max_in_flight_) {
       progress = false;
-      while (head_ < fifo_.size() && slots_[fifo_[head_]].issued == slots_[fifo_[head_]].a.bytes)
-        ++head_;
+      while (head_ < fifo_.size() && (flags_[fifo_[head_]] & kIssued) != 0) ++head_;
       const size_t end = std::min(fifo_.size(), head_ + 1 + bypass_);
-      for (size_t i = head_; i < end && in_flight_ < max_in_flight_; ++i) {
+      for (size_t i = head_;; ++i) {
+        i = next_ready(i, end);  // skips blocked and fully issued accesses
+        if (i == end || in_flight_ >= max_in_flight_) break;
         const uint32_t s = fifo_[i];
-        if (slots_[s].blocked || slots_[s].issued == slots_[s].a.bytes) continue;
         if (issue_chunk(s)) {
           progress = true;
         } else {
           slots_[s].blocked = true;
+          ++blocked_;
+          set_flags(s);
           target_.wait_for_space(this);  // at most one place per refusing queue (MemTarget)
         }
       }
@@ -110,9 +115,15 @@ void MemStream::pump_window() {
 
 void MemStream::mem_retry() {
   waiting_ = false;
-  if (bypass_ != 0) {
+  if (bypass_ != 0 && blocked_ != 0) {
     const size_t end = std::min(fifo_.size(), head_ + 1 + bypass_);
-    for (size_t i = head_; i < end; ++i) slots_[fifo_[i]].blocked = false;
+    for (size_t i = head_; i < end && blocked_ != 0; ++i) {  // none left: the rest is a no-op
+      const uint32_t s = fifo_[i];
+      if ((flags_[s] & kBlocked) == 0) continue;
+      slots_[s].blocked = false;
+      --blocked_;
+      set_flags(s);
+    }
   }
   pump();
 }

@@ -9,7 +9,8 @@
 // head-of-line blocking across channels) and every queue that refused the stream wakes it; chunks
 // of one access stay in order. Contract: every submitted access completes exactly once via
 // AccessDone::access_done(tag) after its last transaction completes; no allocation per request in
-// steady state.
+// steady state. Speed: the bypass window is scanned through one flag byte per slot (fully issued,
+// blocked), not through the slots themselves.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +58,21 @@ class MemStream final : public common::MemClient {
     uint64_t completed = 0;  // bytes completed so far
     bool blocked = false;    // refused; waits for a retry (bypass mode)
   };
+  static constexpr uint8_t kIssued = 1;   // flags_: every byte of the slot's access issued
+  static constexpr uint8_t kBlocked = 2;  // flags_: Slot::blocked
   void pump();
+  void set_flags(uint32_t s) {
+    const Slot& slot = slots_[s];
+    flags_[s] = static_cast<uint8_t>((slot.issued == slot.a.bytes ? kIssued : 0) |
+                                     (slot.blocked ? kBlocked : 0));
+  }
+  // First FIFO position in [i, end) whose slot may issue (flags 0), or end.
+  size_t next_ready(size_t i, size_t end) const {
+    const uint32_t* fifo = fifo_.data();
+    const uint8_t* flags = flags_.data();
+    while (i < end && flags[fifo[i]] != 0) ++i;
+    return i;
+  }
   void compact_fifo();
   void pump_window();
   bool issue_chunk(uint32_t s);
@@ -67,6 +82,8 @@ class MemStream final : public common::MemClient {
   uint32_t max_in_flight_;
   uint16_t gpu_;
   SlotPool<Slot> slots_;
+  std::vector<uint8_t> flags_;  // per slot id: kIssued | kBlocked, mirrors slots_ (bypass scans)
+  uint32_t blocked_ = 0;        // slots with Slot::blocked set
   std::vector<uint32_t> fifo_;  // slot ids awaiting issue, consumed from head_
   size_t head_ = 0;
   uint32_t in_flight_ = 0;

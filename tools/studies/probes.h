@@ -59,7 +59,7 @@ P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes);
 
 struct CollectiveProbe {
   double time_us = 0;
-  std::string how;  // algorithm/protocol/executor/channels chosen
+  std::string how;      // algorithm/protocol/executor/channels chosen
   uint64_t events = 0;  // simulator events processed
 };
 // One collective of `spec` (its group, size and element width as given).
