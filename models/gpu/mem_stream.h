@@ -9,8 +9,11 @@
 // head-of-line blocking across channels) and every queue that refused the stream wakes it; chunks
 // of one access stay in order. Contract: every submitted access completes exactly once via
 // AccessDone::access_done(tag) after its last transaction completes; no allocation per request in
-// steady state. Speed: the bypass window is scanned through one flag byte per slot (fully issued,
-// blocked), not through the slots themselves.
+// steady state. Speed: the bypass window is scanned through a bitmap of FIFO positions that may
+// issue (a superset: a position whose slot is blocked or fully issued is dropped when met; the
+// bitmap covers positions up to the furthest window end so far and grows with it). A slot that
+// becomes able to issue (submitted, or retried) re-marks every covered position that names it: a
+// released slot's id can be handed out again while its old position is still in the window.
 #pragma once
 
 #include <cstdint>
@@ -66,13 +69,13 @@ class MemStream final : public common::MemClient {
     flags_[s] = static_cast<uint8_t>((slot.issued == slot.a.bytes ? kIssued : 0) |
                                      (slot.blocked ? kBlocked : 0));
   }
-  // First FIFO position in [i, end) whose slot may issue (flags 0), or end.
-  size_t next_ready(size_t i, size_t end) const {
-    const uint32_t* fifo = fifo_.data();
-    const uint8_t* flags = flags_.data();
-    while (i < end && flags[fifo[i]] != 0) ++i;
-    return i;
-  }
+  // First FIFO position in [i, end) whose slot may issue (flags 0), or end (bypass mode).
+  size_t next_ready(size_t i, size_t end);
+  void mark(size_t i) { ready_[i / 64] |= uint64_t{1} << (i % 64); }
+  // Marks every covered FIFO position at or after head_ that names slot s (bypass mode).
+  void mark_slot(uint32_t s);
+  void rebuild_links();
+  void push_fifo(uint32_t s);
   void compact_fifo();
   void pump_window();
   bool issue_chunk(uint32_t s);
@@ -85,6 +88,17 @@ class MemStream final : public common::MemClient {
   std::vector<uint8_t> flags_;  // per slot id: kIssued | kBlocked, mirrors slots_ (bypass scans)
   uint32_t blocked_ = 0;        // slots with Slot::blocked set
   std::vector<uint32_t> fifo_;  // slot ids awaiting issue, consumed from head_
+  // Bypass mode: bit per covered FIFO position that may issue (a superset; positions from
+  // covered_ on have no bit yet); per position the next position naming the same slot; per slot
+  // its first position at or after head_ (or an earlier one, pruned when used) and its last one.
+  // Positions here are absolute: base_ + FIFO index.
+  static constexpr uint64_t kNoPos = ~uint64_t{0};
+  std::vector<uint64_t> ready_;
+  std::vector<uint64_t> next_pos_;
+  std::vector<uint64_t> first_pos_;
+  std::vector<uint64_t> last_pos_;
+  uint64_t base_ = 0;
+  uint64_t covered_ = 0;
   size_t head_ = 0;
   uint32_t in_flight_ = 0;
   size_t live_ = 0;
