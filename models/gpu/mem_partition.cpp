@@ -13,7 +13,11 @@ namespace t3sim::gpu {
 // write-back the DRAM refuses never holds up the slice's demand misses, nor they it).
 class MemPartition::Slice final : public common::MemClient {
  public:
-  explicit Slice(MemPartition& p) : p_(p) {}
+  explicit Slice(MemPartition& p) : p_(p) {
+    for (auto& f : fifo_) f.reserve(16);
+    wb_.reserve(16);
+    hits_.reserve(16);
+  }
   bool full() const {
     return missq_bytes_ >= p_.spec_.miss_queue.count() || mshr_bytes_ >= p_.spec_.mshr.count();
   }
@@ -22,7 +26,7 @@ class MemPartition::Slice final : public common::MemClient {
     return dirty_bytes_ == 0 || dirty_bytes_ + bytes <= p_.spec_.dirty.count();
   }
   void hit(const common::MemRequest& req, Tick done) {
-    hits_.push_back({done + p_.spec_.hit_latency, req});
+    hits_.push({done + p_.spec_.hit_latency, req});
     if (!hit_event_.scheduled()) p_.sim().schedule(hit_event_, hits_.front().done);
   }
   void miss(uint32_t slot) {
@@ -31,13 +35,13 @@ class MemPartition::Slice final : public common::MemClient {
     missq_bytes_ += r.bytes;
     if (r.cmd == common::MemCmd::kRead) mshr_bytes_ += r.bytes;
     p_.full_changed(was, full());
-    fifo_[common::is_compute(r.cls) ? 0 : 1].push_back({seq_++, slot});
+    fifo_[common::is_compute(r.cls) ? 0 : 1].push({seq_++, slot});
     pump();
   }
   // A buffered store's data, now dirty in this slice (slot: its write-back request).
   void dirty(uint32_t slot) {
     dirty_bytes_ += p_.slots_[slot].bytes;
-    wb_.push_back(slot);
+    wb_.push(slot);
     pump();
   }
   void add_waiter(common::MemClient* c) { add_once(waiters_, c); }
@@ -84,8 +88,8 @@ class MemPartition::Slice final : public common::MemClient {
    private:
     Slice& s_;
   };
-  static void add_once(std::deque<common::MemClient*>& q, common::MemClient* c) {
-    if (std::find(q.begin(), q.end(), c) == q.end()) q.push_back(c);  // MemTarget::wait_for_space
+  static void add_once(RingBuffer<common::MemClient*>& q, common::MemClient* c) {
+    if (!q.contains(c)) q.push(c);  // MemTarget::wait_for_space
   }
   // Forwards queued misses to DRAM, older head first; a refused head lets the other class try.
   // Then write-backs, into whatever room the demand misses left (they wait for DRAM on their own
@@ -117,7 +121,7 @@ class MemPartition::Slice final : public common::MemClient {
         p_.dram_.wait_for_space(&wb_client_);
         return;
       }
-      wb_.pop_front();
+      wb_.pop();
       dirty_bytes_ -= fwd.bytes;  // the data left the slice for the DRAM controller's queue
       p_.miss_bytes_.inc(fwd.bytes);
       wake_dirty();
@@ -129,7 +133,7 @@ class MemPartition::Slice final : public common::MemClient {
     fwd.client = this;
     fwd.tag = slot;
     if (!p_.dram_.try_issue(fwd)) return false;
-    fifo_[static_cast<size_t>(q)].pop_front();
+    fifo_[static_cast<size_t>(q)].pop();
     const bool was = full();
     missq_bytes_ -= fwd.bytes;
     p_.full_changed(was, full());
@@ -139,8 +143,7 @@ class MemPartition::Slice final : public common::MemClient {
     if (full() || waking_) return;
     waking_ = true;  // a retry may refill the slice; later waiters stay queued
     while (!waiters_.empty() && !full()) {
-      common::MemClient* c = waiters_.front();
-      waiters_.pop_front();
+      common::MemClient* c = waiters_.pop();
       c->mem_retry();
     }
     waking_ = false;
@@ -156,8 +159,7 @@ class MemPartition::Slice final : public common::MemClient {
     for (size_t n = dirty_waiters_.size();
          n > 0 && !dirty_waiters_.empty() && !full() && dirty_bytes_ < p_.spec_.dirty.count();
          --n) {
-      common::MemClient* c = dirty_waiters_.front();
-      dirty_waiters_.pop_front();
+      common::MemClient* c = dirty_waiters_.pop();
       c->mem_retry();
     }
     waking_dirty_ = false;
@@ -165,8 +167,7 @@ class MemPartition::Slice final : public common::MemClient {
   void on_hit() {
     const Tick now = p_.sim().now();
     while (!hits_.empty() && hits_.front().done <= now) {
-      const common::MemRequest req = hits_.front().req;
-      hits_.pop_front();
+      const common::MemRequest req = hits_.pop().req;
       p_.completed(req);
     }
     if (!hits_.empty() && !hit_event_.scheduled())
@@ -182,11 +183,11 @@ class MemPartition::Slice final : public common::MemClient {
   bool wb_waiting_ = false;
   bool waking_ = false;
   bool waking_dirty_ = false;
-  std::array<std::deque<Queued>, 2> fifo_;  // [0] compute, [1] communication
-  std::deque<uint32_t> wb_;                 // write-backs in the order their stores arrived
-  std::deque<Pending> hits_;
-  std::deque<common::MemClient*> waiters_;
-  std::deque<common::MemClient*> dirty_waiters_;
+  std::array<RingBuffer<Queued>, 2> fifo_;  // [0] compute, [1] communication
+  RingBuffer<uint32_t> wb_;                 // write-backs in the order their stores arrived
+  RingBuffer<Pending> hits_;
+  RingBuffer<common::MemClient*> waiters_;
+  RingBuffer<common::MemClient*> dirty_waiters_;
   WriteBack wb_client_{*this};
   MemberEvent<Slice, &Slice::on_hit> hit_event_{this};
 };
@@ -266,7 +267,11 @@ Tick MemPartition::reserve_hit(uint64_t addr, uint64_t bytes, common::TrafficCla
 
 Tick MemPartition::use_port(uint64_t bytes) {
   const Tick start = max(sim().now(), port_free_);
-  port_free_ = start + transfer_time(Bytes(bytes), port_);
+  if (bytes != port_memo_bytes_) {  // requests repeat their sizes: keep the last division
+    port_memo_bytes_ = bytes;
+    port_memo_time_ = transfer_time(Bytes(bytes), port_);
+  }
+  port_free_ = start + port_memo_time_;
   return port_free_;
 }
 

@@ -28,7 +28,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +36,7 @@
 #include "models/gpu/gpu_spec.h"
 #include "sim/component.h"
 #include "sim/event.h"
+#include "sim/ring_buffer.h"
 #include "sim/slot_pool.h"
 
 namespace t3sim::gpu {
@@ -76,6 +76,8 @@ class MemPartition final : public Component, public common::MemTarget {
   PartitionSpec spec_;
   Bandwidth port_;  // all slices' data ports together
   Tick port_free_{};
+  uint64_t port_memo_bytes_ = 0;  // use_port()'s last size and its transfer time
+  Duration port_memo_time_{};
   common::MemTarget& dram_;
   const common::ChannelMap& map_;
   std::vector<std::unique_ptr<Slice>> slices_;

@@ -9,7 +9,11 @@
 // head-of-line blocking across channels) and every queue that refused the stream wakes it; chunks
 // of one access stay in order. Contract: every submitted access completes exactly once via
 // AccessDone::access_done(tag) after its last transaction completes; no allocation per request in
-// steady state.
+// steady state. Speed: the bypass window is scanned through a bitmap of FIFO positions that may
+// issue (a superset: a position whose slot is blocked or fully issued is dropped when met; the
+// bitmap covers positions up to the furthest window end so far and grows with it). A slot that
+// becomes able to issue (submitted, or retried) re-marks every covered position that names it: a
+// released slot's id can be handed out again while its old position is still in the window.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +61,21 @@ class MemStream final : public common::MemClient {
     uint64_t completed = 0;  // bytes completed so far
     bool blocked = false;    // refused; waits for a retry (bypass mode)
   };
+  static constexpr uint8_t kIssued = 1;   // flags_: every byte of the slot's access issued
+  static constexpr uint8_t kBlocked = 2;  // flags_: Slot::blocked
   void pump();
+  void set_flags(uint32_t s) {
+    const Slot& slot = slots_[s];
+    flags_[s] = static_cast<uint8_t>((slot.issued == slot.a.bytes ? kIssued : 0) |
+                                     (slot.blocked ? kBlocked : 0));
+  }
+  // First FIFO position in [i, end) whose slot may issue (flags 0), or end (bypass mode).
+  size_t next_ready(size_t i, size_t end);
+  void mark(size_t i) { ready_[i / 64] |= uint64_t{1} << (i % 64); }
+  // Marks every covered FIFO position at or after head_ that names slot s (bypass mode).
+  void mark_slot(uint32_t s);
+  void rebuild_links();
+  void push_fifo(uint32_t s);
   void compact_fifo();
   void pump_window();
   bool issue_chunk(uint32_t s);
@@ -67,7 +85,20 @@ class MemStream final : public common::MemClient {
   uint32_t max_in_flight_;
   uint16_t gpu_;
   SlotPool<Slot> slots_;
+  std::vector<uint8_t> flags_;  // per slot id: kIssued | kBlocked, mirrors slots_ (bypass scans)
+  uint32_t blocked_ = 0;        // slots with Slot::blocked set
   std::vector<uint32_t> fifo_;  // slot ids awaiting issue, consumed from head_
+  // Bypass mode: bit per covered FIFO position that may issue (a superset; positions from
+  // covered_ on have no bit yet); per position the next position naming the same slot; per slot
+  // its first position at or after head_ (or an earlier one, pruned when used) and its last one.
+  // Positions here are absolute: base_ + FIFO index.
+  static constexpr uint64_t kNoPos = ~uint64_t{0};
+  std::vector<uint64_t> ready_;
+  std::vector<uint64_t> next_pos_;
+  std::vector<uint64_t> first_pos_;
+  std::vector<uint64_t> last_pos_;
+  uint64_t base_ = 0;
+  uint64_t covered_ = 0;
   size_t head_ = 0;
   uint32_t in_flight_ = 0;
   size_t live_ = 0;

@@ -58,10 +58,25 @@ struct ChannelView {
   uint64_t write_capacity = 0;                      // bytes
   uint8_t hit_mask = 0;  // bank fidelity: sub-queues whose head's next chunk finds its row open
 
-  uint64_t bytes_in(uint8_t mask) const;
+  uint64_t bytes_in(uint8_t mask) const {
+    uint64_t n = 0;
+    for (size_t q = 0; q < kNumSubQueues; ++q) {
+      if (mask & (1u << q)) n += bytes[q];
+    }
+    return n;
+  }
   uint64_t queued() const { return bytes_in(kAllSubQueues); }
   // Sub-queue in `mask` whose head is oldest, or -1 if all of them are empty.
-  int oldest_in(uint8_t mask) const;
+  int oldest_in(uint8_t mask) const {
+    int best = -1;
+    for (size_t q = 0; q < kNumSubQueues; ++q) {
+      if (!(mask & (1u << q)) || head[q] == nullptr) continue;
+      if (best < 0 || head[q]->seq < head[static_cast<size_t>(best)]->seq) {
+        best = static_cast<int>(q);
+      }
+    }
+    return best;
+  }
 };
 
 // A policy's answer: serve the head of `pick` for at most `grant` bytes (0: until it is done; the

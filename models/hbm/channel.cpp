@@ -180,8 +180,8 @@ void Channel::start_segment(int q, uint64_t grant) {
     plan_banks(h, start);
   } else {
     seg_start_ = start;
-    burst_time_ = t.service(h.req.cmd, t.burst.count());
-    seg_end_ = start + t.service(h.req.cmd, seg_bytes_);
+    burst_time_ = burst_service(h.req.cmd);
+    seg_end_ = start + segment_time(h.req.cmd, seg_bytes_);
   }
   env_.sim.schedule(bus_event_, seg_end_, Priority::kArbitrate);
 }

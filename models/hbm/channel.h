@@ -24,8 +24,8 @@
 #include "models/hbm/bank_timing.h"
 #include "models/hbm/hbm_config.h"
 #include "models/hbm/hbm_stats.h"
-#include "models/hbm/ring_buffer.h"
 #include "sim/event.h"
+#include "sim/ring_buffer.h"
 #include "sim/simulator.h"
 
 namespace t3sim::hbm {
@@ -104,6 +104,24 @@ class Channel {
   void arbitrate();
   void settle(Tick now);
   void start_segment(int q, uint64_t grant);
+  // env_.timing.service(cmd, bytes), remembering the last answer (segments repeat their sizes).
+  Duration segment_time(common::MemCmd cmd, uint64_t bytes) {
+    if (cmd != memo_cmd_ || bytes != memo_bytes_) {
+      memo_cmd_ = cmd;
+      memo_bytes_ = bytes;
+      memo_time_ = env_.timing.service(cmd, bytes);
+    }
+    return memo_time_;
+  }
+  // Service time of one burst of `cmd` (computed on first use, as the segment's own).
+  Duration burst_service(common::MemCmd cmd) {
+    const auto c = static_cast<size_t>(cmd);
+    if ((burst_known_ & (1u << c)) == 0) {
+      burst_service_[c] = env_.timing.service(cmd, env_.timing.burst.count());
+      burst_known_ |= static_cast<uint8_t>(1u << c);
+    }
+    return burst_service_[c];
+  }
   void plan_banks(const Queued& h, Tick start);
   void look_ahead(const Queued& serving, Tick start);
   // Bank fidelity: queued entries per sub-queue whose rows are opened ahead (chosen by t3sim:
@@ -129,6 +147,11 @@ class Channel {
   Tick seg_end_{};
   uint64_t seg_bytes_ = 0;  // bytes the current segment moves by seg_end_
   Duration burst_time_{};
+  std::array<Duration, 3> burst_service_{};  // burst_service() per common::MemCmd
+  uint8_t burst_known_ = 0;                  // bit per common::MemCmd: burst_service_ is set
+  common::MemCmd memo_cmd_ = common::MemCmd::kRead;  // segment_time()'s last question and answer
+  uint64_t memo_bytes_ = 0;
+  Duration memo_time_{};
   Tick nmc_done_{};                        // bank fidelity: in-bank RMW end of the current segment
   std::array<Tick, 2> last_done_{};        // latest completion per pipeline (each stays ordered)
   std::unique_ptr<BankSet> banks_;         // bank fidelity only

@@ -113,7 +113,10 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
       std::printf("#   measured busbw %.2f GB/s, error %+.1f %%\n", it->second, err);
       if (bytes >= (uint64_t{1} << 20)) errors.push_back(std::fabs(err));
     }
-    if (o.verbose) std::printf("#   %s, wall %.2f s\n", p.how.c_str(), wall);
+    if (o.verbose) {
+      std::printf("#   %s, wall %.2f s, %llu events\n", p.how.c_str(), wall,
+                  static_cast<unsigned long long>(p.events));
+    }
     std::fflush(stdout);
   }
   std::printf("# Out of bounds values : 0 OK\n");

@@ -59,9 +59,9 @@ P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes);
 
 struct CollectiveProbe {
   double time_us = 0;
-  std::string how;  // algorithm/protocol/executor/channels chosen
-  bool folded = false;
-  uint64_t events = 0;
+  std::string how;      // algorithm/protocol/executor/channels chosen
+  bool folded = false;  // GPU 0 alone stood for the group (models/common/mirror.h)
+  uint64_t events = 0;  // simulator events processed
 };
 // One collective of `spec` (its group, size and element width as given). With `spec.fold`, it
 // simulates GPU 0 alone when the run is rotation-symmetric (models/common/mirror.h) and every GPU

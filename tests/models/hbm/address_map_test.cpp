@@ -37,6 +37,46 @@ TEST(AddressMap, PowerOfTwoStridesSpreadOverChannels) {
   }
 }
 
+// The plain definition of the map (header formula), with divisions.
+uint32_t reference_channel(uint32_t channels, uint64_t interleave, uint64_t addr) {
+  const bool pow2 = (channels & (channels - 1)) == 0;
+  uint32_t bits = 8;
+  if (pow2) {
+    bits = 1;
+    while (channels > 1 && (uint32_t{1} << bits) < channels) ++bits;
+  }
+  const uint64_t b = addr / interleave;
+  uint64_t q = b / channels;
+  const uint64_t low = b % channels;
+  uint64_t h = 0;
+  for (; q != 0; q >>= bits) h ^= q & ((uint64_t{1} << bits) - 1);
+  if (pow2) return static_cast<uint32_t>((low ^ h) & (channels - 1));
+  return static_cast<uint32_t>((low + h) % channels);
+}
+
+// The shift and reciprocal forms agree with the divisions, up to and past 2^32 blocks.
+TEST(AddressMap, FastFormsMatchTheDefinition) {
+  for (uint32_t c : {1u, 2u, 3u, 5u, 7u, 32u, 40u, 48u, 64u, 80u, 96u, 255u, 1000u}) {
+    for (uint64_t il : {uint64_t{64}, uint64_t{4096}, uint64_t{32768}, uint64_t{3000}}) {
+      const AddressMap m(c, il);
+      uint64_t x = 0x9e3779b97f4a7c15ULL;
+      for (int i = 0; i < 20000; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        const uint64_t addr =
+            i < 10000 ? static_cast<uint64_t>(i) * il + x % il : x >> (i % 24);  // up to 2^64 - 1
+        ASSERT_EQ(m.channel(addr), reference_channel(c, il, addr))
+            << c << " channels, interleave " << il << ", address " << addr;
+        ASSERT_EQ(m.block(addr), addr / il);
+      }
+      for (uint64_t b = (uint64_t{1} << 32) - 2; b < (uint64_t{1} << 32) + 2; ++b) {
+        ASSERT_EQ(m.channel(b * il), reference_channel(c, il, b * il)) << c << " channels";
+      }
+    }
+  }
+}
+
 TEST(AddressMap, InterleaveBlocksStayOnOneChannel) {
   const AddressMap m(32, 256);
   for (uint64_t a = 0; a < 256; ++a) EXPECT_EQ(m.channel(0x12300 + a), m.channel(0x12300));

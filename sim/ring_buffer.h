@@ -1,8 +1,9 @@
-// RingBuffer<T>: the FIFO behind the HBM hardware queues (read/write queues, completion pipeline)
-// and the waiting-client lists. Fidelity: storage only. Invariants: FIFO order; the capacity is a
-// power of two; push() on a full ring doubles it, which hardware queues never trigger (the
-// controller checks its entry limit first), so there is no allocation in steady state.
-// Source: STYLE.md §5 (fixed-capacity ring buffers for hardware queues).
+// RingBuffer<T>: the FIFO behind the models' hardware queues (HBM read/write queues and completion
+// pipeline, L2 slice miss queues and hit completions) and their waiting-client lists. Fidelity:
+// storage only. Invariants: FIFO order; the capacity is a power of two; push() on a full ring
+// doubles it, which hardware queues never trigger (the controller checks its entry limit first), so
+// there is no allocation in steady state. Source: STYLE.md §5 (fixed-capacity ring buffers for
+// hardware queues).
 #pragma once
 
 #include <cstddef>
@@ -10,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace t3sim::hbm {
+namespace t3sim {
 
 template <class T>
 class RingBuffer {
@@ -64,4 +65,4 @@ class RingBuffer {
   size_t mask_ = 0;
 };
 
-}  // namespace t3sim::hbm
+}  // namespace t3sim

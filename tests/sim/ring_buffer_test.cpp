@@ -1,8 +1,8 @@
-#include "models/hbm/ring_buffer.h"
+#include "sim/ring_buffer.h"
 
 #include <gtest/gtest.h>
 
-namespace t3sim::hbm {
+namespace t3sim {
 namespace {
 
 TEST(RingBuffer, FifoOrderAcrossWrapAround) {
@@ -34,4 +34,4 @@ TEST(RingBuffer, GrowsOnlyWhenFullAndKeepsOrder) {
 }
 
 }  // namespace
-}  // namespace t3sim::hbm
+}  // namespace t3sim
