@@ -8,8 +8,9 @@
 // the folded collective (System with one active GPU, remote memory folded, spec.fold): only GPU
 // 0's memory path is simulated; a fabric that is not the same from every GPU fails the case.
 // --build-only stops after building (no events); with --fold on a fabric that cannot fold it builds
-// the one-GPU system alone (what a folded run would pay). The flow model runs ring on one node
-// (NVLS needs packets). Usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N]
+// the one-GPU system alone (what a folded run would pay). --algo picks the algorithm (auto: the
+// library's choice; the flow model then runs ring on one node, NVLS needs packets).
+// Usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N] [--algo A]
 // [--build-only] [GPUS...] (default: flow at 8 16 64, then packet at 8 16; unfolded runs of 256 and
 // more GPUs simulate every GPU's memory path: hours on a 2-core machine).
 #include <sys/resource.h>
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,7 @@ struct Case {
   bool fold = false;
   bool build_only = false;
   uint64_t bytes = uint64_t{1} << 30;
+  std::string algo = "auto";
 };
 
 ConfigDoc machine(const Case& k) {
@@ -94,7 +97,8 @@ int run_case(const Case& k) {
     Row row;
     row.system_s = seconds_since(t0);
     row.system_mb = peak_rss_mb();
-    const bool symmetric = sys.fabric().rotation_symmetric();
+    const std::optional<t3sim::common::GpuRotation> rot = sys.fabric().symmetry();
+    const bool symmetric = rot.has_value();
     if (k.fold && k.build_only && !symmetric) {  // the one-GPU system a folded run would build
       row.build_s = row.wall_s = row.system_s;
       print_row(k, row);
@@ -112,8 +116,12 @@ int run_case(const Case& k) {
     spec.kind = t3sim::collectives::Kind::kAllReduce;
     spec.bytes = k.bytes;
     spec.fold = k.fold;
+    if (k.fold) spec.fold_rotation = *rot;
+    spec.algo = t3sim::collectives::parse_algo(k.algo, "--algo");
     // The default on one DGX H100 is NVLS, which reduces in the switch: packets only.
-    if (k.model == "flow" && k.gpus == 8) spec.algo = t3sim::collectives::Algo::kRing;
+    if (k.model == "flow" && k.gpus == 8 && k.algo == "auto") {
+      spec.algo = t3sim::collectives::Algo::kRing;
+    }
     for (int g = 0; g < k.gpus; ++g) spec.group.push_back(g);
     t3sim::collectives::Collective c(sim, &sys, "bench", sys.machine(), sys.collectives(), spec);
     sim.elaborate();
@@ -151,7 +159,7 @@ int run_forked(const Case& k) {
 int usage() {
   std::fprintf(stderr,
                "usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N] "
-               "[--build-only] [GPUS (x8)...]\n");
+               "[--algo A] [--build-only] [GPUS (x8)...]\n");
   return 2;
 }
 
@@ -171,6 +179,10 @@ int main(int argc, char** argv) {
     if (a == "--bytes" && i + 1 < argc) {
       proto.bytes = std::strtoull(argv[++i], nullptr, 10);
       if (proto.bytes == 0) return usage();
+      continue;
+    }
+    if (a == "--algo" && i + 1 < argc) {
+      proto.algo = argv[++i];
       continue;
     }
     if (a == "--fold" || a == "--build-only") {
