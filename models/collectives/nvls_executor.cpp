@@ -149,6 +149,10 @@ uint64_t NvlsExecutor::folded_off(const Piece& pc, size_t i) const {
   return x_.fold_offsets[static_cast<size_t>(pc.op) * n_ + r] + (pc.off - op.offset);
 }
 
+// The full run names GPU i's switch segment for GPU 0 by the pair (i, 0), GPU 0's own by (0,
+// other(0)); rotated by -i onto GPU 0 that is the peer -i, or other(0) for GPU 0 itself.
+int NvlsExecutor::folded_peer(int i) const { return i == 0 ? other(0) : x_.fold_gpus - i; }
+
 void NvlsExecutor::issue_reduce(uint64_t piece) {
   const auto p = static_cast<uint32_t>(piece);
   const Op& op = x_.schedule.ops[pieces_[p].op];
@@ -179,9 +183,8 @@ void NvlsExecutor::access_done(uint64_t t) {
     const uint64_t wire = x_.proto.wire_bytes(pc.payload);
     wire_ += wire;
     if (x_.fold_gpus > 0) {  // GPU g's copy for GPU 0 = GPU 0's copy for GPU -g, its own pair
-      const int to = g == 0 ? other(0) : x_.fold_gpus - g;
-      x_.machine.fabric->send_segment(0, to, common::PathSegment::kToSwitch, Bytes(wire), this,
-                                      tag(p, kUp, 0));
+      x_.machine.fabric->send_segment(0, folded_peer(g), common::PathSegment::kToSwitch,
+                                      Bytes(wire), this, tag(p, kUp, 0));
       return;
     }
     // the requester's own copy also goes through the switch (multimem reads every GPU's copy)
@@ -221,9 +224,9 @@ void NvlsExecutor::delivered(uint64_t t) {
       if (x_.fold_gpus > 0) {  // GPU d's copy lands at GPU 0 as GPU -d's copy would
         for (size_t d = 0; d < n_; ++d) {  // GPU 0 -> d's copy = GPU -d -> 0's, its own pair
           wire_ += wire;
-          const int from = d == 0 ? other(0) : x_.fold_gpus - static_cast<int>(d);
-          x_.machine.fabric->send_segment(from, 0, common::PathSegment::kFromSwitch, Bytes(wire),
-                                          this, tag(p, kCastDown, static_cast<int>(d)));
+          x_.machine.fabric->send_segment(folded_peer(static_cast<int>(d)), 0,
+                                          common::PathSegment::kFromSwitch, Bytes(wire), this,
+                                          tag(p, kCastDown, static_cast<int>(d)));
         }
         return;
       }

@@ -60,9 +60,9 @@ class NvlsExecutor final : public CollectiveExecutor,
   void piece_done(uint32_t piece);
   void lane_end(uint64_t lane);
   void release_window(uint32_t piece);
-  int other(int gpu) const;
-  uint64_t folded_off(const Piece& pc, size_t i)
-      const;  // a group member != gpu (the source of a switch-to-gpu segment)
+  int other(int gpu) const;  // a group member != gpu (the source of a switch-to-gpu segment)
+  uint64_t folded_off(const Piece& pc, size_t i) const;  // folded: rank -i's offset of pc
+  int folded_peer(int i) const;  // folded: GPU i's segment partner, rotated onto GPU 0
   uint64_t tag(uint32_t piece, Step s, int gpu = 0) const;
   gpu::Access access(int gpu, uint64_t off, uint64_t bytes, common::MemCmd cmd,
                      common::TrafficClass cls, uint64_t tag);
