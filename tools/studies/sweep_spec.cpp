@@ -138,8 +138,18 @@ system::SublayerResult run_sweep_point(const Env& env, const SweepPoint& p) {
 
 namespace {
 
+// A system a sweep runs on: loads with the spec's overrides and takes sublayer collectives.
+void check_sweep_system(const Env& env, const std::string& name,
+                        const std::vector<std::string>& sets, const ConfigNode& where) {
+  try {
+    system::check_sublayer_collectives(load_system(env, name, sets));
+  } catch (const std::runtime_error& e) {  // ConfigError, or UsageError for no such system
+    where.fail("system '" + name + "' rejected: " + e.what());
+  }
+}
+
 void check_workload_value(const Env& env, const std::string& path, const nlohmann::json& v,
-                          const ConfigNode& where) {
+                          const std::vector<std::string>& sets, const ConfigNode& where) {
   auto fail_type = [&](const char* want) {
     where.fail("type mismatch: '" + path + "' takes " + want + ", got " + v.dump());
   };
@@ -147,11 +157,7 @@ void check_workload_value(const Env& env, const std::string& path, const nlohman
     if (!v.is_string()) fail_type("a string");
     const auto s = v.get<std::string>();
     if (path == "system") {
-      try {
-        system::check_sublayer_collectives(load_system(env, s, {}));
-      } catch (const std::runtime_error& e) {  // ConfigError, UsageError: a bad system name
-        where.fail("system '" + s + "' rejected: " + e.what());
-      }
+      check_sweep_system(env, s, sets, where);
     } else if (path == "model") {
       const auto known = workload::available_models(env.configs_dir / "models");
       if (std::find(known.begin(), known.end(), s) == known.end()) {
@@ -222,13 +228,9 @@ SweepSpec read_sweep(const Env& env, const ConfigDoc& doc) {
       s.sets.push_back(v.get<std::string>());
     }
   }
-  check_workload_value(env, "model", s.model, b.node("base"));
-  check_workload_value(env, "mode", s.mode, b.node("base"));
-  try {
-    system::check_sublayer_collectives(load_system(env, s.system, s.sets));
-  } catch (const ConfigError& e) {
-    b.node("base").fail(std::string("system rejected: ") + e.what());
-  }
+  check_workload_value(env, "model", s.model, s.sets, b.node("base"));
+  check_workload_value(env, "mode", s.mode, s.sets, b.node("base"));
+  check_sweep_system(env, s.system, s.sets, b.node("base"));
   const ConfigNode axes = b.node("axes");
   if (axes.size() == 0) axes.fail("no axes: give at least one");
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -249,7 +251,7 @@ SweepSpec read_sweep(const Env& env, const ConfigDoc& doc) {
       s.columns.push_back(path);
       for (const auto& vals : a.values) {
         if (is_workload(path)) {
-          check_workload_value(env, path, vals[k], axes.at(i));
+          check_workload_value(env, path, vals[k], s.sets, axes.at(i));
         } else {
           check_config_value(env, s, path, vals[k], axes.at(i));
         }
