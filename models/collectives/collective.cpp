@@ -24,9 +24,10 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
       kind_(spec.kind),
       bytes_(spec.bytes) {
   resolve(spec);
-  const Geometry g = geometry(spec);
-  schedule_ = algorithm(algo_).build(g);
-  if (spec.fold) {
+  Geometry g = geometry(spec);
+  if (!spec.fold) {
+    schedule_ = algorithm(algo_).build(g);
+  } else {
     if (exec_ != Executor::kCu) throw common::FoldError("DMA-engine collectives");
     bool in_order = group_.size() == machine_.gpus.size();
     for (size_t i = 0; in_order && i < group_.size(); ++i)
@@ -36,12 +37,24 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
                                         ? common::GpuRotation{1, machine_.size()}
                                         : spec.fold_rotation;
     if (rot.size() != machine_.size()) throw common::FoldError("rotation and machine differ");
-    Schedule folded = fold_schedule(schedule_, rot);
-    if (algo_ == Algo::kNvls) {
+    if (algo_ == Algo::kNvls) {  // NVLS also needs every GPU's offsets: fold the whole schedule
       if (rot.nodes != 1) throw common::FoldError("NVLS across nodes");
-      fold_offsets_ = fold_offsets(schedule_, rot);
+      const Schedule full = algorithm(algo_).build(g);
+      schedule_ = fold_schedule(full, rot);
+      fold_offsets_ = fold_offsets(full, rot);
+    } else {  // generated folded: GPU 0's lanes alone (fold_stream.h)
+      g.fold = &rot;
+      schedule_ = algorithm(algo_).build(g);
     }
-    schedule_ = std::move(folded);
+    // Every GPU's pairs are GPU 0's rotated (the fold proved it).
+    std::vector<std::pair<int, int>> pairs;
+    pairs.reserve(schedule_.conns.size() * static_cast<size_t>(rot.size()));
+    for (const Conn& cn : schedule_.conns) {
+      for (int r = 0; r < rot.size(); ++r) pairs.emplace_back(r, rot.add(cn.dst, r));
+    }
+    if (const std::string why = machine_.fabric->fold_problem(pairs, rot); !why.empty()) {
+      throw common::FoldError(why);
+    }
     fold_gpus_ = machine_.size();
   }
   std::vector<uint64_t> addr(static_cast<size_t>(machine_.size()), 0);

@@ -13,6 +13,7 @@
 
 #include "models/collectives/library.h"
 #include "models/collectives/ring_orders.h"
+#include "models/common/mirror.h"
 
 namespace t3sim::collectives {
 
@@ -95,6 +96,9 @@ struct Geometry {
   // Ring orders, channel c runs rings[c % size] (position -> rank); empty: the one order of
   // `ranks` (ring_orders.h: edge-disjoint rings on fully connected fabrics).
   std::vector<RingOrder> rings;
+  // Set: generate the schedule folded onto GPU 0 under these rotations (fold_stream.h), proving
+  // its symmetry on the way; FoldError (models/common/mirror.h) if it is not symmetric.
+  const common::GpuRotation* fold = nullptr;
 };
 
 // Ring reduce-scatter / all-gather (n-1 steps) and all-reduce (2(n-1) steps), NCCL's runRing.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "models/collectives/fold_stream.h"
 #include "sim/errors.h"
 
 namespace t3sim::collectives {
@@ -34,6 +35,12 @@ NodeShape node_shape(const Geometry& g, const std::string& algo, int min_nodes) 
   return NodeShape{per, n / per};
 }
 
+ScheduleBuilder::ScheduleBuilder(const Geometry& g) : g_(g) {
+  if (g.fold != nullptr) fold_ = std::make_unique<FoldStream>(*g.fold);
+}
+
+ScheduleBuilder::~ScheduleBuilder() = default;
+
 uint32_t ScheduleBuilder::connect(int src_rank, int dst_rank) {
   Conn c;
   c.src_rank = src_rank;
@@ -57,6 +64,10 @@ void ScheduleBuilder::close_lane() {
 
 void ScheduleBuilder::open_lane(int rank, uint32_t channel) {
   close_lane();
+  if (fold_) {
+    fold_->open_lane(gpu(rank), channel);
+    if (!fold_->storing()) return;
+  }
   s_.lanes.push_back(Lane{gpu(rank), rank, channel, static_cast<uint32_t>(s_.ops.size()), 0});
   lane_open_ = true;
 }
@@ -86,7 +97,12 @@ uint32_t ScheduleBuilder::emit(uint8_t flags, Phase phase, uint64_t offset, uint
 uint32_t ScheduleBuilder::chunk(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
                                 std::span<const uint32_t> sends, std::span<const uint32_t> recvs,
                                 uint64_t stride, uint32_t dep) {
+  if (fold_ && !fold_->storing()) {
+    return fold_->chunk(flags, phase, bytes, stride, sends, recvs, dep, kNone);
+  }
   if (!lane_open_) throw ModelError("collectives", "schedule op emitted without an open lane");
+  const uint32_t handle_dep = dep;
+  if (fold_ && dep != kNone) dep = fold_->real(dep);
   const auto send_list = static_cast<uint32_t>(s_.conn_refs.size());
   s_.conn_refs.insert(s_.conn_refs.end(), sends.begin(), sends.end());
   const auto recv_list = static_cast<uint32_t>(s_.conn_refs.size());
@@ -101,11 +117,13 @@ uint32_t ScheduleBuilder::chunk(uint8_t flags, Phase phase, uint64_t offset, uin
                 static_cast<uint16_t>(sends.size()), static_cast<uint16_t>(recvs.size()),
                 i == 0 ? dep : kNone);
   }
+  if (fold_) return fold_->chunk(flags, phase, bytes, stride, sends, recvs, handle_dep, last);
   return last;
 }
 
 Schedule ScheduleBuilder::take() {
   close_lane();
+  if (fold_) return fold_->fold(std::move(s_));
   s_.finalize();
   return std::move(s_);
 }

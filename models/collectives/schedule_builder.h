@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,9 +49,14 @@ struct NodeShape {
 // `min_nodes` equal nodes whose GPUs are consecutive in the group; gpus_per_node 0 is one node.
 NodeShape node_shape(const Geometry& g, const std::string& algo, int min_nodes);
 
+class FoldStream;
+
+// With Geometry::fold set, only GPU 0's lanes are stored and take() returns the folded schedule
+// (fold_stream.h); chunk ids are then handles that are only good as `dep` of later chunks.
 class ScheduleBuilder {
  public:
-  explicit ScheduleBuilder(const Geometry& g) : g_(g) {}
+  explicit ScheduleBuilder(const Geometry& g);
+  ~ScheduleBuilder();
   const Geometry& geo() const { return g_; }
   int size() const { return static_cast<int>(g_.ranks.size()); }
   int gpu(int rank) const { return g_.ranks[static_cast<size_t>(rank)]; }
@@ -77,7 +83,8 @@ class ScheduleBuilder {
                 uint32_t dep);
   Geometry g_;
   Schedule s_;
-  bool lane_open_ = false;
+  bool lane_open_ = false;  // a stored lane is open
+  std::unique_ptr<FoldStream> fold_;
 };
 
 }  // namespace t3sim::collectives

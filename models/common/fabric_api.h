@@ -7,7 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "models/common/mirror.h"
 #include "sim/errors.h"
 #include "sim/units.h"
 
@@ -43,6 +47,14 @@ class FabricApi {
   virtual Bandwidth path_bandwidth(int src, int dst) const = 0;
   virtual Duration path_latency(int src, int dst) const = 0;
   virtual int hops(int src, int dst) const = 0;
+  // For a folded run: why traffic between the GPU `pairs` (src, dst) of a rotation-symmetric
+  // schedule would not look the same from every GPU under the rotations `rot` (empty: it does).
+  // A fabric that maps onto itself under rot says so without looking at the pairs.
+  virtual std::string fold_problem(const std::vector<std::pair<int, int>>& pairs,
+                                   const GpuRotation& rot) const {
+    (void)pairs, (void)rot;
+    return "this fabric does not declare its symmetry";
+  }
 };
 
 }  // namespace t3sim::common

@@ -80,10 +80,12 @@ constexpr std::array<TopologyKind, 5> kTopologies{{
     // node and local rotations apart (one IB switch per rail joins every node's NIC of it).
     {"two_level", kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch, kKeyGpus,
      Symmetry::kNodesByRails, &build_two_level},
-    // Leaves hold groups of nodes: a node rotation moves nodes across leaves (more hops).
+    // Leaves hold groups of nodes: a node rotation moves nodes across leaves (more hops), so
+    // only traffic whose routes look alike from every GPU folds.
     {"leaf_spine",
      kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch | kKeyNodesPerLeaf,
-     kKeyGpus | kKeyOversubscription, Symmetry::kNone, &build_leaf_spine},
+     kKeyGpus | kKeyOversubscription | kKeyPlacement, Symmetry::kNodesByRailsRouted,
+     &build_leaf_spine},
 }};
 
 }  // namespace

@@ -31,9 +31,13 @@ enum ConfigKey : uint32_t {
   kKeyIbSwitch = 1u << 6,
   kKeyNodesPerLeaf = 1u << 7,
   kKeyOversubscription = 1u << 8,
+  kKeyPlacement = 1u << 9,
 };
 
-enum class Symmetry : uint8_t { kNone, kRotation, kNodesByRails };
+// kNodesByRailsRouted: node and local rotations map GPUs onto GPUs but not every link onto a link
+// (leaf-spine: rotating nodes moves them across leaves); a folded run first checks that the
+// routes its schedule uses look the same from every GPU (Fabric::fold_problem).
+enum class Symmetry : uint8_t { kNone, kRotation, kNodesByRails, kNodesByRailsRouted };
 
 struct TopologyKind {
   std::string_view name;

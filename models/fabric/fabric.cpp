@@ -40,6 +40,7 @@ std::optional<common::GpuRotation> Fabric::symmetry() const {
   const TopologyKind* k = find_topology(topo_.kind);
   if (k == nullptr || k->symmetry == Symmetry::kNone) return std::nullopt;
   if (k->symmetry == Symmetry::kRotation) return common::GpuRotation{1, topo_.num_gpus};
+  // kNodesByRails and kNodesByRailsRouted
   return common::GpuRotation{topo_.num_gpus / topo_.gpus_per_node, topo_.gpus_per_node};
 }
 

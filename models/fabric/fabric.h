@@ -51,6 +51,11 @@ class Fabric final : public Component,
   Bandwidth path_bandwidth(int src, int dst) const override;  // unbounded for src == dst
   Duration path_latency(int src, int dst) const override;     // sum of link latencies
   int hops(int src, int dst) const override;
+  // Empty for ring, fully connected, switch and two-level fabrics (links map onto links under
+  // symmetry()); on a leaf-spine fabric, fold_routes.cpp compares every pair's route with its
+  // rotation onto GPU 0 hop by hop: same link parameters, and the same pairs sharing each link.
+  std::string fold_problem(const std::vector<std::pair<int, int>>& pairs,
+                           const common::GpuRotation& rot) const override;
 
   uint64_t bytes_sent(int gpu) const;
   uint64_t bytes_received(int gpu) const;
@@ -65,8 +70,9 @@ class Fabric final : public Component,
   // True if every GPU sees the same fabric up to a rotation of GPU ids (ring, fully connected,
   // one switch): folded runs need it.
   bool rotation_symmetric() const;
-  // The rotations that map this fabric onto itself (models/common/mirror.h), if any: one over
-  // every GPU, or node x local on a two-level fabric. Collective folding uses it.
+  // The rotations that map this fabric's GPUs onto themselves (models/common/mirror.h), if any: one
+  // over every GPU, or node x local on a two-level or leaf-spine fabric (the latter maps links
+  // onto links only for traffic fold_problem() accepts). Collective folding uses it.
   std::optional<common::GpuRotation> symmetry() const;
   // GPUs per node (two_level), 0 when every GPU is in one node.
   int gpus_per_node() const { return topo_.gpus_per_node; }

@@ -53,6 +53,13 @@ Topology build_leaf_spine(const FabricConfig& c) {
   Topology t = start_topology(c, c.nodes * gpn);
   t.gpus_per_node = gpn;
   t.spread_block = gpn;
+  if (c.striped) {  // node n: group n mod groups, slot n / groups
+    t.position.resize(static_cast<size_t>(c.nodes));
+    for (int n = 0; n < c.nodes; ++n) {
+      t.position[static_cast<size_t>(n)] =
+          static_cast<uint32_t>((n % s.groups) * per_leaf + n / s.groups);
+    }
+  }
   const HostNodes hosts = add_host_nodes(t, c);
   const auto first_leaf = static_cast<uint32_t>(t.nodes.size());
   for (int grp = 0; grp < s.groups; ++grp) {
@@ -66,7 +73,7 @@ Topology build_leaf_spine(const FabricConfig& c) {
   }
   const IbSwitchSpec& ib = *c.ib_switch;
   for (int g = 0; g < t.num_gpus; ++g) {
-    const int node = g / gpn;
+    const int node = static_cast<int>(t.spread_key(g));
     wire_host(t, c, hosts, g,
               first_leaf + static_cast<uint32_t>((node / per_leaf) * gpn + g % gpn));
   }

@@ -4,7 +4,9 @@
 // A leaf has ceil(nodes_per_leaf / oversubscription) uplinks; all leaves' uplinks spread over
 // ceil(uplinks in all / ports) spines (uplink u of leaf l goes to spine (l x uplinks + u) mod
 // spines, so equal counts of parallel links). Routing is up/down and ECMP-free: at an IB switch,
-// ties between equally short next hops go to candidate (destination node mod count), D-mod-K.
+// ties between equally short next hops go to candidate (destination position mod count), D-mod-K.
+// A node's position is its index (placement "blocked") or, with "striped", group n mod groups and
+// slot n / groups: position (n mod groups) x nodes_per_leaf + n / groups.
 // Contract: leaf_spine_shape() and check_leaf_spine() agree with what build_leaf_spine() builds.
 #pragma once
 

@@ -119,7 +119,7 @@ uint32_t RouteTable::next_edge(uint32_t at, int dst) const {
   }
   if (topo.spread_block > 0 && topo.nodes[at].kind == NodeKind::kIbSwitch) {
     const auto count = static_cast<uint32_t>(std::count_if(it, end, closer));
-    uint32_t pick = (static_cast<uint32_t>(dst) / static_cast<uint32_t>(topo.spread_block)) % count;
+    uint32_t pick = topo.spread_key(dst) % count;
     for (auto c = it; c != end; ++c) {
       if (closer(*c) && pick-- == 0) return *c;
     }

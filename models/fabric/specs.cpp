@@ -35,6 +35,12 @@ Params fabric_params() {
              "leaf_spine: leaf down / up ports (1 = full bisection); uplinks = "
              "ceil(nodes_per_leaf / oversubscription)")
       .range(1.0, 1024.0);
+  p.optional("placement", ParamKind::kString, "blocked",
+             "leaf_spine: which leaf group node n sits in; blocked: n / nodes_per_leaf "
+             "(consecutive nodes share a leaf); striped: n mod groups (consecutive nodes sit in "
+             "consecutive groups, as a scheduler spreading a job over leaves). Up/down routing "
+             "spreads by the physical position either way")
+      .one_of({"blocked", "striped"});
   p.optional("bidirectional", ParamKind::kBool, true,
              "ring: route over both directions (false: only g -> g-1, T3's direction; both wires "
              "still exist)");
@@ -98,15 +104,16 @@ struct OptionalKey {
   ConfigKey flag;
   const char* name;
 };
-constexpr std::array<OptionalKey, 9> kOptionalKeys{{{kKeyGpus, "gpus"},
-                                                    {kKeyNodes, "nodes"},
-                                                    {kKeyGpusPerNode, "gpus_per_node"},
-                                                    {kKeyBidirectional, "bidirectional"},
-                                                    {kKeySwitch, "switch"},
-                                                    {kKeyNic, "nic"},
-                                                    {kKeyIbSwitch, "ib_switch"},
-                                                    {kKeyNodesPerLeaf, "nodes_per_leaf"},
-                                                    {kKeyOversubscription, "oversubscription"}}};
+constexpr std::array<OptionalKey, 10> kOptionalKeys{{{kKeyGpus, "gpus"},
+                                                     {kKeyNodes, "nodes"},
+                                                     {kKeyGpusPerNode, "gpus_per_node"},
+                                                     {kKeyBidirectional, "bidirectional"},
+                                                     {kKeySwitch, "switch"},
+                                                     {kKeyNic, "nic"},
+                                                     {kKeyIbSwitch, "ib_switch"},
+                                                     {kKeyNodesPerLeaf, "nodes_per_leaf"},
+                                                     {kKeyOversubscription, "oversubscription"},
+                                                     {kKeyPlacement, "placement"}}};
 
 void check_keys(const TopologyKind& kind, const BoundParams& b, const ConfigNode& node,
                 uint32_t derived) {
@@ -173,6 +180,7 @@ FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus) {
   c.bidirectional = b.boolean("bidirectional");
   c.nodes_per_leaf = static_cast<int>(b.integer("nodes_per_leaf"));
   c.oversubscription = b.real("oversubscription");
+  c.striped = b.str("placement") == "striped";
   c.local_latency = b.duration("local_latency");
   c.resolved = b.resolved();
   if (takes_gpus) c.resolved["gpus"] = c.gpus;

@@ -64,6 +64,7 @@ struct FabricConfig {
   bool bidirectional = true;
   int nodes_per_leaf = 0;         // leaf_spine: nodes under one rail leaf
   double oversubscription = 1.0;  // leaf_spine: leaf down / up ports
+  bool striped = false;           // leaf_spine: node n in group n mod groups (else n / per leaf)
   Duration local_latency;
   LinkSpec link;
   std::optional<SwitchSpec> nvswitch;

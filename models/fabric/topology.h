@@ -39,9 +39,15 @@ struct Topology {
   std::string kind;  // builder name, e.g. "ring"
   int num_gpus = 0;
   int gpus_per_node = 0;  // GPUs per node of a multi-node fabric; 0 = all GPUs in one node
-  // > 0: at IB switches, routing breaks ties between equally short next hops by destination
-  // (dst / spread_block) mod count instead of the lowest id (D-mod-K up/down routing, leaf_spine).
+  // > 0: at IB switches, routing breaks ties between equally short next hops by the destination's
+  // node position (dst / spread_block, through `position` when set) mod count instead of the
+  // lowest id (D-mod-K up/down routing, leaf_spine).
   int spread_block = 0;
+  std::vector<uint32_t> position;  // per node: its physical position (empty: the node index)
+  uint32_t spread_key(int dst) const {
+    const auto node = static_cast<uint32_t>(dst / spread_block);
+    return position.empty() ? node : position[node];
+  }
   // How the Fabric moves bytes over this graph: packets through links (default) or fluid flows
   // sharing edges by max-min fairness (fluid.h).
   bool fluid = false;

@@ -64,6 +64,22 @@ TEST(CollectiveFold, HierarchicalFoldsByNodeAndLocalRotationOnTwoNodes) {
                      16);
 }
 
+TEST(CollectiveFold, HierarchicalFoldsOnAStripedLeafSpine) {
+  // Two DGX H100 nodes on different leaves: every rail ring step climbs to the spine, for every
+  // GPU alike, so GPU 0 stands for all 16.
+  const ConfigDoc sys = studies::load_system(
+      env(), "dgx-h100-128node",
+      {"fabric.nodes=2", "gpus=16", "fabric.nodes_per_leaf=1", "fabric.placement=striped"});
+  const auto f = studies::probe_collective(
+      sys, all_reduce(uint64_t{16} << 20, collectives::Algo::kHierarchical, 16, true));
+  const auto full = studies::probe_collective(
+      sys, all_reduce(uint64_t{16} << 20, collectives::Algo::kHierarchical, 16, false));
+  EXPECT_TRUE(f.folded);
+  EXPECT_LT(f.events * 4, full.events);
+  EXPECT_LE(std::abs(f.time_us - full.time_us), 0.03 * full.time_us)
+      << "folded " << f.time_us << " us, full " << full.time_us << " us";
+}
+
 TEST(CollectiveFold, NvlsOffsetsNameEveryRanksShare) {
   collectives::Geometry g;
   g.kind = collectives::Kind::kAllReduce;

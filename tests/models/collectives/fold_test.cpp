@@ -106,6 +106,60 @@ TEST(FoldSchedule, TreeAllReduceIsRefused) {  // tree roles differ by node
   EXPECT_THROW(fold_schedule(make_tree(g), common::GpuRotation{4, 8}), common::FoldError);
 }
 
+// Folding while generating (fold_stream.h) gives exactly fold_schedule's result.
+void expect_same(const Schedule& a, const Schedule& b) {
+  ASSERT_EQ(a.ops.size(), b.ops.size());
+  ASSERT_EQ(a.lanes.size(), b.lanes.size());
+  ASSERT_EQ(a.conns.size(), b.conns.size());
+  EXPECT_EQ(a.conn_refs, b.conn_refs);
+  for (size_t i = 0; i < a.ops.size(); ++i) {
+    const Op& x = a.ops[i];
+    const Op& y = b.ops[i];
+    EXPECT_TRUE(x.offset == y.offset && x.bytes == y.bytes && x.flags == y.flags &&
+                x.dep == y.dep && x.sends == y.sends && x.recvs == y.recvs &&
+                x.send_list == y.send_list && x.recv_list == y.recv_list)
+        << "op " << i;
+  }
+  for (size_t c = 0; c < a.conns.size(); ++c) {
+    EXPECT_TRUE(a.conns[c].dst == b.conns[c].dst && a.conns[c].max_bytes == b.conns[c].max_bytes &&
+                a.conns[c].send_lane == b.conns[c].send_lane &&
+                a.conns[c].recv_lane == b.conns[c].recv_lane)
+        << "connection " << c;
+  }
+}
+
+TEST(FoldStream, GeneratingFoldedEqualsFoldingTheWholeSchedule) {
+  Geometry g = ring_geo(Kind::kAllReduce, 64ull << 20, 8, 2);
+  const common::GpuRotation ring = cyclic(8);
+  g.fold = &ring;
+  expect_same(make_ring(g),
+              fold_schedule(make_ring(ring_geo(Kind::kAllReduce, 64ull << 20, 8, 2)), ring));
+  Geometry h = ring_geo(Kind::kAllReduce, 64ull << 20, 32, 2);
+  h.gpus_per_node = 8;
+  Geometry hf = h;
+  const common::GpuRotation nodes{4, 8};
+  hf.fold = &nodes;
+  expect_same(make_hierarchical(hf), fold_schedule(make_hierarchical(h), nodes));
+}
+
+TEST(FoldStream, RefusesWhatFoldScheduleRefuses) {
+  const common::GpuRotation eight = cyclic(8);
+  Geometry uneven = ring_geo(Kind::kAllReduce, 64ull << 20, 8, 3);
+  uneven.fold = &eight;
+  EXPECT_THROW(make_ring(uneven), common::FoldError);
+  Geometry h = ring_geo(Kind::kAllReduce, 64ull << 20, 16, 2);
+  h.gpus_per_node = 8;
+  const common::GpuRotation all = cyclic(16);
+  h.fold = &all;  // one rotation over both nodes moves the node boundary
+  EXPECT_THROW(make_hierarchical(h), common::FoldError);
+  Geometry t = ring_geo(Kind::kAllReduce, 64ull << 20, 32, 2);
+  t.gpus_per_node = 8;
+  t.min_chunk = 1 << 20;
+  const common::GpuRotation nodes{4, 8};
+  t.fold = &nodes;
+  EXPECT_THROW(make_tree(t), common::FoldError);
+}
+
 TEST(GpuRotation, NodeAndLocalIndexRotateApart) {
   const common::GpuRotation r{4, 8};
   EXPECT_EQ(r.add(7, 1), 0);   // local 7 + 1 wraps inside node 0

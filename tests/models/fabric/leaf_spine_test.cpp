@@ -112,6 +112,45 @@ TEST(LeafSpine, DestinationsSpreadOverEveryUplink) {
   }
 }
 
+// Rail rings over the nodes (GPU g -> the same rail of node n + 1), every GPU's pair.
+std::vector<std::pair<int, int>> rail_ring(int nodes, int gpn) {
+  std::vector<std::pair<int, int>> out;
+  for (int g = 0; g < nodes * gpn; ++g) out.emplace_back(g, (g + gpn) % (nodes * gpn));
+  return out;
+}
+
+TEST(LeafSpine, StripedPlacementPutsConsecutiveNodesInConsecutiveGroups) {
+  nlohmann::json c = testing::leaf_spine_cfg(8, 4, 4);
+  c["placement"] = "striped";
+  Harness h(c);
+  // Node 1 (gpu4..7) sits in group 1, node 2 back in group 0 (slot 1).
+  EXPECT_EQ(visits(*h.fabric, 0, 4)[1], "leaf0_0");
+  EXPECT_EQ(visits(*h.fabric, 0, 4)[3], "leaf1_0");
+  EXPECT_EQ(visits(*h.fabric, 0, 8), (std::vector<std::string>{"nic0", "leaf0_0", "nic8", "gpu8"}));
+}
+
+TEST(LeafSpine, RailRingsFoldOnlyWhenEveryHopLooksAlike) {
+  const common::GpuRotation rot{8, 4};
+  // Blocked: node 3 -> node 4 climbs to a spine, node 0 -> node 1 stays on its leaf.
+  Harness blocked(testing::leaf_spine_cfg(8, 4, 4));
+  const std::string why = blocked.fabric->fold_problem(rail_ring(8, 4), rot);
+  EXPECT_NE(why.find("hops"), std::string::npos) << why;
+  // Striped: every ring step crosses from one group to the next over its own uplink and spine.
+  nlohmann::json c = testing::leaf_spine_cfg(8, 4, 4);
+  c["placement"] = "striped";
+  Harness striped(c);
+  EXPECT_EQ(striped.fabric->fold_problem(rail_ring(8, 4), rot), "");
+  // A pattern whose pairs share uplinks unevenly (every GPU to node 4's GPU of its rail) does not.
+  std::vector<std::pair<int, int>> incast;
+  for (int g = 0; g < 32; ++g) incast.emplace_back(g, 16 + g % 4);
+  EXPECT_NE(striped.fabric->fold_problem(incast, rot), "");
+}
+
+TEST(LeafSpine, OtherFabricsFoldWithoutLookingAtRoutes) {
+  Harness two(testing::two_level_cfg(2, 4));
+  EXPECT_EQ(two.fabric->fold_problem({}, common::GpuRotation{2, 4}), "");
+}
+
 TEST(LeafSpine, TrafficCrossesTheSpinesIntact) {
   Harness h(testing::leaf_spine_cfg(8, 4, 4));
   for (int g = 0; g < 32; ++g) h.send(g, (g + 13) % 32, 300'000, static_cast<uint64_t>(g));
