@@ -9,10 +9,13 @@
 // 0's memory path is simulated; a fabric that is not the same from every GPU fails the case.
 // --build-only stops after building (no events); with --fold on a fabric that cannot fold it builds
 // the one-GPU system alone (what a folded run would pay). --algo picks the algorithm (auto: the
-// library's choice; the flow model then runs ring on one node, NVLS needs packets).
+// library's choice; the flow model then runs ring on one node, NVLS needs packets); --placement
+// the leaf-spine's node placement (striped: consecutive nodes on different leaves, which lets a
+// hierarchical all-reduce fold).
 // Usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N] [--algo A]
-// [--build-only] [GPUS...] (default: flow at 8 16 64, then packet at 8 16; unfolded runs of 256 and
-// more GPUs simulate every GPU's memory path: hours on a 2-core machine).
+// [--placement blocked|striped] [--build-only] [GPUS...] (default: flow at 8 16 64, then packet at
+// 8 16; unfolded runs of 256 and more GPUs simulate every GPU's memory path: hours on a 2-core
+// machine).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +48,7 @@ struct Case {
   bool build_only = false;
   uint64_t bytes = uint64_t{1} << 30;
   std::string algo = "auto";
+  std::string placement = "blocked";  // leaf_spine's node placement (more than 16 GPUs)
 };
 
 ConfigDoc machine(const Case& k) {
@@ -55,6 +59,7 @@ ConfigDoc machine(const Case& k) {
   if (gpus > 16) {
     doc.root["gpus"] = gpus;
     doc.root["fabric"]["nodes"] = gpus / 8;
+    doc.root["fabric"]["placement"] = k.placement;
   }
   doc.root["fabric"]["model"] = k.model;
   return doc;
@@ -159,7 +164,7 @@ int run_forked(const Case& k) {
 int usage() {
   std::fprintf(stderr,
                "usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N] "
-               "[--algo A] [--build-only] [GPUS (x8)...]\n");
+               "[--algo A] [--placement blocked|striped] [--build-only] [GPUS (x8)...]\n");
   return 2;
 }
 
@@ -183,6 +188,11 @@ int main(int argc, char** argv) {
     }
     if (a == "--algo" && i + 1 < argc) {
       proto.algo = argv[++i];
+      continue;
+    }
+    if (a == "--placement" && i + 1 < argc) {
+      proto.placement = argv[++i];
+      if (proto.placement != "blocked" && proto.placement != "striped") return usage();
       continue;
     }
     if (a == "--fold" || a == "--build-only") {
@@ -212,8 +222,10 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("# all_reduce %llu B, DGX H100 systems; wall = process work (load, build, run)\n",
-              static_cast<unsigned long long>(proto.bytes));
+  std::printf(
+      "# all_reduce %llu B, DGX H100 systems, algorithm %s, leaf-spine placement %s; wall = "
+      "process work (load, build, run)\n",
+      static_cast<unsigned long long>(proto.bytes), proto.algo.c_str(), proto.placement.c_str());
   std::printf("%6s  %-6s  %-4s  %8s  %8s  %8s  %8s  %12s  %8s  %10s\n", "GPUs", "model", "fold",
               "system_s", "sys_MB", "build_s", "wall_s", "events", "rss_MB", "sim_us");
   int failures = 0;
