@@ -13,9 +13,9 @@
 // the leaf-spine's node placement (striped: consecutive nodes on different leaves, which lets a
 // hierarchical all-reduce fold).
 // Usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N] [--algo A]
-// [--placement blocked|striped] [--build-only] [GPUS...] (default: flow at 8 16 64, then packet at
-// 8 16; unfolded runs of 256 and more GPUs simulate every GPU's memory path: hours on a 2-core
-// machine).
+// [--placement blocked|striped] [--build-only] [GPUS...]. Without GPUS: the scale series, folded
+// packet runs of 8 (NVLS), 16 (two-level) and 64, 256, 1024 GPUs (striped leaf-spine), hierarchical
+// across nodes. Unfolded runs of 256 and more GPUs simulate every GPU's memory path: hours here.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,8 +86,9 @@ struct Row {
 };
 
 void print_row(const Case& k, const Row& r) {
-  std::printf("%6d  %-6s  %-4s  %8.3f  %8.1f  %8.3f  %8.3f  %12llu  %8.1f  %10.1f\n", k.gpus,
-              k.model.c_str(), k.fold ? "yes" : "no", r.system_s, r.system_mb, r.build_s, r.wall_s,
+  std::printf("%6d  %-6s  %-12s  %-7s  %-4s  %8.3f  %8.1f  %8.3f  %8.3f  %12llu  %8.1f  %10.1f\n",
+              k.gpus, k.model.c_str(), k.algo.c_str(), k.gpus > 16 ? k.placement.c_str() : "-",
+              k.fold ? "yes" : "no", r.system_s, r.system_mb, r.build_s, r.wall_s,
               static_cast<unsigned long long>(r.events), peak_rss_mb(), r.sim_us);
   std::fflush(stdout);
 }
@@ -206,28 +207,22 @@ int main(int argc, char** argv) {
     k.model = model.empty() ? "flow" : model;
     cases.push_back(k);
   }
-  if (cases.empty()) {
-    for (const int g : {8, 16, 64}) {
+  if (cases.empty()) {  // the scale series: folded, packets, 8 to 1024 GPUs
+    for (const int g : {8, 16, 64, 256, 1024}) {
       Case k = proto;
       k.gpus = g;
-      k.model = model.empty() ? "flow" : model;
+      k.model = model.empty() ? "packet" : model;
+      k.fold = true;
+      if (g > 8 && proto.algo == "auto") k.algo = "hierarchical";  // Tree does not fold
+      if (g > 16) k.placement = "striped";
       cases.push_back(k);
     }
-    if (model.empty()) {
-      for (const int g : {8, 16}) {
-        Case k = proto;
-        k.gpus = g;
-        k.model = "packet";
-        cases.push_back(k);
-      }
-    }
   }
-  std::printf(
-      "# all_reduce %llu B, DGX H100 systems, algorithm %s, leaf-spine placement %s; wall = "
-      "process work (load, build, run)\n",
-      static_cast<unsigned long long>(proto.bytes), proto.algo.c_str(), proto.placement.c_str());
-  std::printf("%6s  %-6s  %-4s  %8s  %8s  %8s  %8s  %12s  %8s  %10s\n", "GPUs", "model", "fold",
-              "system_s", "sys_MB", "build_s", "wall_s", "events", "rss_MB", "sim_us");
+  std::printf("# all_reduce %llu B, DGX H100 systems; wall = process work (load, build, run)\n",
+              static_cast<unsigned long long>(proto.bytes));
+  std::printf("%6s  %-6s  %-12s  %-7s  %-4s  %8s  %8s  %8s  %8s  %12s  %8s  %10s\n", "GPUs",
+              "model", "algo", "placing", "fold", "system_s", "sys_MB", "build_s", "wall_s",
+              "events", "rss_MB", "sim_us");
   int failures = 0;
   for (const Case& k : cases) failures += run_forked(k) != 0 ? 1 : 0;
   return failures == 0 ? 0 : 1;
