@@ -37,6 +37,9 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
                                         ? common::GpuRotation{1, machine_.size()}
                                         : spec.fold_rotation;
     if (rot.size() != machine_.size()) throw common::FoldError("rotation and machine differ");
+    if (algo_ == Algo::kTree && rot.nodes > 1) {  // the proof would refuse it too, later
+      throw common::FoldError("NCCL's Tree gives each node its own place in the tree");
+    }
     if (algo_ == Algo::kNvls) {  // NVLS also needs every GPU's offsets: fold the whole schedule
       if (rot.nodes != 1) throw common::FoldError("NVLS across nodes");
       const Schedule full = algorithm(algo_).build(g);
