@@ -170,15 +170,16 @@ bool EventQueue::refill() {
     const int level = std::countr_zero(levels_);
     const int w = std::countr_zero(summary_[level]);
     const int digit = w * 64 + std::countr_zero(occupied_[level][w]);
-    EntryFifo list;
-    list.take_all(bucket(level, digit));
+    EntryFifo& taken = bucket(level, digit);
     clear_bit(level, digit);
-    if (list.single()) {
-      anchor_ = list.front().tick >> kDigitBits << kDigitBits;
-      run_.push_back(list.front());
-      list.clear(pool_);
+    if (taken.single()) {
+      anchor_ = taken.front().tick >> kDigitBits << kDigitBits;
+      run_.push_back(taken.front());
+      taken.clear(pool_);
       break;
     }
+    EntryFifo list;
+    list.take_all(taken);
     const int shift = level * kDigitBits;
     const int above_bits = shift + kDigitBits;
     const uint64_t above = above_bits >= 64 ? 0 : anchor_ >> above_bits << above_bits;
