@@ -90,6 +90,13 @@ class EntryFifo {
     if (read_ == (head_ == tail_ ? used_ : kEntries)) [[unlikely]]
       drop_head(pool);
   }
+  // If the FIFO holds just its inline entry: moves it to `out`, leaving the FIFO empty.
+  bool take_lone(QueueEntry& out) {
+    if (!has_first_ || head_ != nullptr) return false;
+    out = first_;
+    *this = EntryFifo{};
+    return true;
+  }
   // Moves every entry of `from` (left empty) into this empty FIFO.
   void take_all(EntryFifo& from) {
     *this = from;

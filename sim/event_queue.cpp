@@ -172,10 +172,10 @@ bool EventQueue::refill() {
     const int digit = w * 64 + std::countr_zero(occupied_[level][w]);
     EntryFifo& taken = bucket(level, digit);
     clear_bit(level, digit);
-    if (taken.single()) {
-      anchor_ = taken.front().tick >> kDigitBits << kDigitBits;
-      run_.push_back(taken.front());
-      taken.clear(pool_);
+    QueueEntry lone;
+    if (taken.take_lone(lone)) {
+      anchor_ = lone.tick >> kDigitBits << kDigitBits;
+      run_.push_back(lone);
       break;
     }
     EntryFifo list;
@@ -226,14 +226,15 @@ void EventQueue::pop_late() {
 }
 
 void EventQueue::pop_run() {
-  if (++run_head_ == run_.size()) {
+  ++run_head_;
+  if (run_.begin() + static_cast<std::ptrdiff_t>(run_head_) == run_.end()) {  // no division
     run_.clear();
     run_head_ = 0;
   }
   --entries_;
 }
 
-// Drops every stale entry. FIFOs keep their order and the early heap is rebuilt, so the pop order
+// Drops every stale entry. FIFOs and run_ keep their order and late_ is rebuilt, so the pop order
 // (by the unique (tick, band, sequence) keys) does not change.
 void EventQueue::purge_stale() {
   for (int level = 1; level < kLevels; ++level) {

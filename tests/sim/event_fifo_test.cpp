@@ -144,6 +144,15 @@ TEST(EntryFifo, ALoneEntryIsHeldInlineAndKeepsItsPlaceInTheOrder) {
   EXPECT_TRUE(f.empty());
   EXPECT_TRUE(f.push(entry(8), pool));
   EXPECT_EQ(ticks(f), (std::vector<uint64_t>{8}));
+  QueueEntry out{};
+  f.push(entry(9), pool);
+  EXPECT_FALSE(f.take_lone(out));  // two entries: nothing taken
+  EXPECT_EQ(ticks(f), (std::vector<uint64_t>{8, 9}));
+  f.clear(pool);
+  f.push(entry(10), pool);
+  EXPECT_TRUE(f.take_lone(out));
+  EXPECT_EQ(out.tick, 10U);
+  EXPECT_TRUE(f.empty());
 }
 
 }  // namespace
