@@ -1,9 +1,9 @@
-// Storage of the event queue's buckets: FIFO lists of 24-byte entries kept in 1 KiB blocks that
-// come from, and go back to, one free list per queue. A bucket emptied by the queue returns its
-// blocks at once, so the blocks that buckets fill next are the ones just read: the queue's memory
-// stays about the size of its pending entries and hot in cache, however many buckets it visits.
-// Contract: a FIFO yields its entries in push order; moving a whole FIFO copies no entry; a FIFO's
-// blocks belong to the pool it was filled from, which must outlive its use.
+// Storage of the event queue's buckets: FIFO lists of 24-byte entries, the first held inline and
+// the others in 1 KiB blocks that come from, and go back to, one free list per queue. A bucket
+// emptied by the queue returns its blocks at once, so the blocks that buckets fill next are the
+// ones just read: the queue's memory stays about the size of its pending entries and hot in cache.
+// Contract: a FIFO yields its entries in push order; moving a whole FIFO copies at most its inline
+// entry; a FIFO's blocks belong to the pool it was filled from, which must outlive its use.
 #pragma once
 
 #include <cstdint>
@@ -52,29 +52,50 @@ class EntryBlockPool {
   Block* free_ = nullptr;
 };
 
-// A FIFO of entries: push at the tail, read from the head (read_ entries of the head block gone).
+// A FIFO of entries: the first one pushed into the empty FIFO held inline (a bucket of one entry,
+// the common case, takes no block), the others in blocks, pushed at the tail and read from the head
+// (read_ entries of the head block gone).
 class EntryFifo {
  public:
   using Block = EntryBlockPool::Block;
   static constexpr uint32_t kEntries = EntryBlockPool::kEntries;
 
-  bool empty() const { return head_ == nullptr; }
+  bool empty() const { return !has_first_ && head_ == nullptr; }
   // True if the FIFO holds exactly one entry.
-  bool single() const { return head_ == tail_ && used_ == read_ + 1; }
-  const QueueEntry& front() const { return head_->entries[read_]; }
+  bool single() const {
+    return has_first_ ? head_ == nullptr : head_ == tail_ && used_ == read_ + 1;
+  }
+  const QueueEntry& front() const { return has_first_ ? first_ : head_->entries[read_]; }
 
   // Returns true if the FIFO was empty.
   bool push(const QueueEntry& e, EntryBlockPool& pool) {
-    if (used_ == kEntries) [[unlikely]] {
-      return push_to_new_block(e, pool);
+    if (used_ != kEntries) [[likely]] {
+      tail_->entries[used_++] = e;
+      return false;
     }
-    tail_->entries[used_++] = e;
+    if (empty()) {
+      first_ = e;
+      has_first_ = true;
+      return true;
+    }
+    push_to_new_block(e, pool);
     return false;
   }
   void pop_front(EntryBlockPool& pool) {
+    if (has_first_) {
+      has_first_ = false;
+      return;
+    }
     ++read_;
     if (read_ == (head_ == tail_ ? used_ : kEntries)) [[unlikely]]
       drop_head(pool);
+  }
+  // If the FIFO holds just its inline entry: moves it to `out`, leaving the FIFO empty.
+  bool take_lone(QueueEntry& out) {
+    if (!has_first_ || head_ != nullptr) return false;
+    out = first_;
+    *this = EntryFifo{};
+    return true;
   }
   // Moves every entry of `from` (left empty) into this empty FIFO.
   void take_all(EntryFifo& from) {
@@ -84,6 +105,7 @@ class EntryFifo {
   // Calls f(entry) for each entry in order.
   template <class F>
   void for_each(F&& f) const {
+    if (has_first_) f(first_);
     for (Block* b = head_; b != nullptr; b = b->next) {
       const uint32_t end = b == tail_ ? used_ : kEntries;
       for (uint32_t i = b == head_ ? read_ : 0; i < end; ++i) f(b->entries[i]);
@@ -95,6 +117,7 @@ class EntryFifo {
   void drain(EntryBlockPool& pool, F&& f) {
     const EntryFifo list = *this;
     *this = EntryFifo{};
+    if (list.has_first_) f(list.first_);
     Block* b = list.head_;
     uint32_t i = list.read_;
     while (b != nullptr) {
@@ -121,13 +144,7 @@ class EntryFifo {
   }
 
  private:
-  [[gnu::noinline]] bool push_to_new_block(const QueueEntry& e, EntryBlockPool& pool) {
-    const bool was_empty = tail_ == nullptr;
-    append_block(pool);
-    tail_->entries[used_++] = e;
-    return was_empty;
-  }
-  void append_block(EntryBlockPool& pool) {
+  [[gnu::noinline]] void push_to_new_block(const QueueEntry& e, EntryBlockPool& pool) {
     Block* b = pool.take();
     if (tail_ == nullptr) {
       head_ = b;
@@ -135,7 +152,8 @@ class EntryFifo {
       tail_->next = b;
     }
     tail_ = b;
-    used_ = 0;
+    b->entries[0] = e;
+    used_ = 1;
   }
   void drop_head(EntryBlockPool& pool) {
     Block* next = head_->next;
@@ -148,10 +166,12 @@ class EntryFifo {
     }
   }
 
+  QueueEntry first_{};
   Block* head_ = nullptr;
   Block* tail_ = nullptr;
-  uint32_t used_ = kEntries;  // entries written in the tail block (kEntries when there is none)
-  uint32_t read_ = 0;         // entries already taken from the head block
+  uint16_t used_ = kEntries;  // entries written in the tail block (kEntries when there is none)
+  uint16_t read_ = 0;         // entries already taken from the head block
+  bool has_first_ = false;    // first_ holds the FIFO's first entry
 };
 
 }  // namespace t3sim

@@ -44,34 +44,38 @@ constexpr size_t kPurgeSlack = 1024;
 
 }  // namespace
 
-// Files an entry by its key k = (tick, band) against last_: above it, in the bucket of the highest
-// differing digit; equal, at the back of current_; below (rare), in the early heap.
+// Files an entry: beyond the window, in the bucket of the highest digit in which its tick differs
+// from anchor_; in the window (or below it), into run_ or late_.
 [[gnu::always_inline]] inline void EventQueue::push(const QueueEntry& e) {
-  int level;
-  int digit;
-  if (e.tick > last_tick_) [[likely]] {
-    level = 1 + (63 - std::countl_zero(e.tick ^ last_tick_)) / kDigitBits;
-    digit = static_cast<int>(e.tick >> ((level - 1) * kDigitBits)) & (kDigits - 1);
-  } else if (e.tick == last_tick_ && band_of(e) >= last_band_) {
-    if (band_of(e) == last_band_) {
-      current_.push(e, pool_);
-      return;
-    }
-    level = 0;
-    digit = static_cast<int>(band_of(e));
+  if (!in_window(e.tick)) [[likely]] {
+    push_bucket(e);
   } else {
-    early_.push_back(e);
-    std::push_heap(early_.begin(), early_.end(), Later{});
-    return;
+    push_window(e);
   }
-  if (buckets_[level * kDigits + digit].push(e, pool_)) {  // the bucket was empty
+}
+
+[[gnu::always_inline]] inline void EventQueue::push_bucket(const QueueEntry& e) {
+  const int level = (63 - std::countl_zero(e.tick ^ anchor_)) / kDigitBits;
+  const int digit = static_cast<int>(e.tick >> (level * kDigitBits)) & (kDigits - 1);
+  if (bucket(level, digit).push(e, pool_)) {  // the bucket was empty
     occupied_[level][digit / 64] |= uint64_t{1} << (digit % 64);
     summary_[level] |= uint64_t{1} << (digit / 64);
     levels_ |= 1u << level;
   }
 }
 
-EventQueue::EventQueue() : buckets_(kLevels * kDigits) {}
+// An entry that runs after every one of run_ (an event at now in the running band or a later one,
+// with nothing later in the window) is appended; any other goes to late_.
+void EventQueue::push_window(const QueueEntry& e) {
+  if (run_.empty() || before(run_.back(), e)) {
+    run_.push_back(e);
+  } else {
+    late_.push_back(e);
+    std::push_heap(late_.begin(), late_.end(), Later{});
+  }
+}
+
+EventQueue::EventQueue() : buckets_((kLevels - 1) * kDigits) {}
 EventQueue::~EventQueue() = default;
 
 void EventQueue::schedule(Event& ev, Tick when, Priority prio) {
@@ -119,112 +123,134 @@ void EventQueue::clear_bit(int level, int digit) {
   if (summary_[level] == 0) levels_ &= ~(1u << level);
 }
 
-// Opens a bucket of level 1: all its entries have tick `tick`. last_ becomes (tick, lowest band);
-// that band's entries form current_ (the whole bucket, copied nowhere, when it has one band) and
-// the others go to level 0 by band.
-void EventQueue::open_tick_bucket(EntryFifo& list, uint64_t tick) {
-  uint64_t lo = 255;
-  uint64_t hi = 0;
-  list.for_each([&](const QueueEntry& e) {
-    lo = std::min(lo, band_of(e));
-    hi = std::max(hi, band_of(e));
-  });
-  last_tick_ = tick;
-  last_band_ = lo;
-  if (lo == hi) {
-    current_.take_all(list);
+// Sorts run_ (filled from one bucket, in sequence order) by (tick, band, sequence). Up to 256
+// entries are sorted by 24-bit keys (the tick's low byte, the band, the index, which stands for the
+// sequence): up to 64 by rank (each key's count of smaller keys, a loop without branches), more
+// with std::sort. Beyond 256, by entries.
+void EventQueue::sort_run() {
+  const size_t n = run_.size();
+  if (n > kDigits) {
+    if (!std::is_sorted(run_.begin(), run_.end(), before)) {
+      std::sort(run_.begin(), run_.end(), before);
+    }
     return;
   }
-  list.drain(pool_, [this](const QueueEntry& e) { push(e); });
+  std::array<int32_t, kDigits> keys;  // below 2^24: signed compares vectorise
+  bool sorted = true;
+  for (size_t i = 0; i < n; ++i) {
+    keys[i] =
+        static_cast<int32_t>((run_[i].tick & (kDigits - 1)) << 16 | run_[i].order >> 56 << 8 | i);
+    sorted &= i == 0 || keys[i - 1] < keys[i];
+  }
+  if (sorted) return;
+  scratch_.resize(n);
+  constexpr size_t kRankSortMax = 64;
+  if (n <= kRankSortMax) {
+    for (size_t i = 0; i < n; ++i) {
+      int32_t rank = 0;
+      for (size_t j = 0; j < n; ++j) rank += keys[j] < keys[i];
+      scratch_[static_cast<size_t>(rank)] = run_[i];
+    }
+  } else {
+    std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
+    for (size_t i = 0; i < n; ++i) scratch_[i] = run_[static_cast<size_t>(keys[i]) & (kDigits - 1)];
+  }
+  run_.swap(scratch_);
 }
 
-// With early_ and current_ empty: takes the lowest non-empty bucket of the lowest non-empty level;
-// every key in it is below every other bucketed key. A bucket of one entry, or of one key (level
-// 0), becomes current_ and last_ its key; a level-1 bucket (one tick) is split by band. A larger
-// one is redistributed: last_ moves up to the smallest key the bucket can hold, which shares every
-// digit above the bucket's with it, so each entry lands lower (or in current_). Either way last_
-// only grows and stays below the bucketed keys, and every FIFO keeps insertion order: the lower
-// levels are empty when a bucket is redistributed into them.
+// With the window empty (run_ and late_): takes the lowest non-empty bucket of the lowest
+// non-empty level; every tick in it is below every other bucketed tick. Its span's start (the
+// anchor's digits above the bucket's level, the bucket's digit, zeros below) becomes anchor_: the
+// entries of the new window go to run_, sorted; the others land a level lower or more, in the
+// buckets below, which are empty, so every FIFO keeps insertion order. A bucket of one entry opens
+// the window of that entry's tick at once. anchor_ only grows and stays below the bucketed ticks.
 bool EventQueue::refill() {
-  while (current_.empty()) {
+  while (run_.empty()) {
     if (levels_ == 0) return false;
     const int level = std::countr_zero(levels_);
     const int w = std::countr_zero(summary_[level]);
     const int digit = w * 64 + std::countr_zero(occupied_[level][w]);
-    EntryFifo list;
-    list.take_all(buckets_[level * kDigits + digit]);
+    EntryFifo& taken = bucket(level, digit);
     clear_bit(level, digit);
-    if (level == 0) {
-      last_band_ = static_cast<uint64_t>(digit);
-      current_.take_all(list);
+    QueueEntry lone;
+    if (taken.take_lone(lone)) {
+      anchor_ = lone.tick >> kDigitBits << kDigitBits;
+      run_.push_back(lone);
       break;
     }
-    if (list.single()) {
-      last_tick_ = list.front().tick;
-      last_band_ = band_of(list.front());
-      current_.take_all(list);
-      break;
-    }
-    const int shift = (level - 1) * kDigitBits;
+    EntryFifo list;
+    list.take_all(taken);
+    const int shift = level * kDigitBits;
     const int above_bits = shift + kDigitBits;
-    const uint64_t above = above_bits >= 64 ? 0 : last_tick_ >> above_bits << above_bits;
-    const uint64_t floor = above | (static_cast<uint64_t>(digit) << shift);
-    if (level == 1) {
-      open_tick_bucket(list, floor);
-      break;
-    }
-    last_tick_ = floor;
-    last_band_ = 0;
-    if (level == 2) {  // these run within 256 ticks: start their handlers' cache misses
-      list.drain(pool_, [this](const QueueEntry& e) {
+    const uint64_t above = above_bits >= 64 ? 0 : anchor_ >> above_bits << above_bits;
+    anchor_ = above | (static_cast<uint64_t>(digit) << shift);
+    list.drain(pool_, [this](const QueueEntry& e) {
+      if (in_window(e.tick)) {  // runs within 256 ps: start the handler's cache miss
         __builtin_prefetch(e.ev);
-        push(e);
-      });
-    } else {
-      list.drain(pool_, [this](const QueueEntry& e) { push(e); });
-    }
+        run_.push_back(e);
+      } else {
+        push_bucket(e);
+      }
+    });
+    sort_run();
   }
   return true;
 }
 
-// The next live entry (dropping stale ones on the way), or nullptr if the queue holds none.
+// The next live entry of the window (dropping stale ones on the way), or nullptr if the queue holds
+// none.
 const QueueEntry* EventQueue::top_live() {
   for (;;) {
-    if (!early_.empty()) [[unlikely]] {
-      if (live(early_.front())) return &early_.front();
+    const QueueEntry* top;
+    if (late_.empty()) [[likely]] {
+      if (run_.empty() && !refill()) return nullptr;
+      top = &run_[run_head_];
+    } else if (run_.empty() || before(late_.front(), run_[run_head_])) {
+      top = &late_.front();
     } else {
-      if (current_.empty() && !refill()) return nullptr;
-      if (live(current_.front())) return &current_.front();
+      top = &run_[run_head_];
     }
-    pop_top();
+    if (live(*top)) return top;
+    if (top == late_.data()) {
+      pop_late();
+    } else {
+      pop_run();
+    }
   }
 }
 
-void EventQueue::pop_top() {
-  if (!early_.empty()) [[unlikely]] {
-    std::pop_heap(early_.begin(), early_.end(), Later{});
-    early_.pop_back();
-  } else {
-    current_.pop_front(pool_);
+void EventQueue::pop_late() {
+  std::pop_heap(late_.begin(), late_.end(), Later{});
+  late_.pop_back();
+  --entries_;
+}
+
+void EventQueue::pop_run() {
+  ++run_head_;
+  if (run_.begin() + static_cast<std::ptrdiff_t>(run_head_) == run_.end()) {  // no division
+    run_.clear();
+    run_head_ = 0;
   }
   --entries_;
 }
 
-// Drops every stale entry. FIFOs keep their order and the early heap is rebuilt, so the pop order
+// Drops every stale entry. FIFOs and run_ keep their order and late_ is rebuilt, so the pop order
 // (by the unique (tick, band, sequence) keys) does not change.
 void EventQueue::purge_stale() {
-  for (int level = 0; level < kLevels; ++level) {
+  for (int level = 1; level < kLevels; ++level) {
     if ((levels_ >> level & 1) == 0) continue;
     for (int digit = 0; digit < kDigits; ++digit) {
-      EntryFifo& fifo = buckets_[level * kDigits + digit];
+      EntryFifo& fifo = bucket(level, digit);
       if (fifo.empty()) continue;
       fifo.filter(pool_, live);
       if (fifo.empty()) clear_bit(level, digit);
     }
   }
-  current_.filter(pool_, live);
-  std::erase_if(early_, [](const QueueEntry& e) { return !live(e); });
-  std::make_heap(early_.begin(), early_.end(), Later{});
+  run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_head_));
+  run_head_ = 0;
+  std::erase_if(run_, [](const QueueEntry& e) { return !live(e); });
+  std::erase_if(late_, [](const QueueEntry& e) { return !live(e); });
+  std::make_heap(late_.begin(), late_.end(), Later{});
   entries_ = live_;
 }
 
@@ -235,22 +261,24 @@ Tick EventQueue::next_tick() {
 
 bool EventQueue::run_one(Tick limit) {
   QueueEntry e;
-  if (early_.empty()) [[likely]] {
-    for (;;) {  // the next live entry of current_, dropping stale ones
-      if (current_.empty() && !refill()) return false;
-      e = current_.front();
+  if (late_.empty()) [[likely]] {
+    for (;;) {  // the next live entry of run_, dropping stale ones
+      if (run_.empty() && !refill()) return false;
+      e = run_[run_head_];
       if (live(e)) break;
-      current_.pop_front(pool_);
-      --entries_;
+      pop_run();
     }
     if (e.tick > limit.ps()) return false;
-    current_.pop_front(pool_);  // before the handler runs, so a throwing handler leaves a
-    --entries_;                 // consistent queue
+    pop_run();  // before the handler runs, so a throwing handler leaves a consistent queue
   } else {
     const QueueEntry* top = top_live();
     if (top == nullptr || top->tick > limit.ps()) return false;
     e = *top;
-    pop_top();
+    if (top == late_.data()) {
+      pop_late();
+    } else {
+      pop_run();
+    }
   }
   now_ = Tick::from_ps(e.tick);
   e.ev->order_ = 0;

@@ -1,11 +1,10 @@
-// The future event list: a radix heap (Ahuja et al. 1990) over the 72-bit key (tick, band) in
-// base-256 digits (digit 0 the band, 1-8 the tick's bytes), anchored at the last key taken, last_.
-// An entry sits in the FIFO bucket of the highest digit in which its key differs from last_; those
-// equal to last_ wait in the FIFO current_. FIFOs keep insertion order, so (tick, band, sequence)
-// needs no comparison; keys below last_ (after a next_tick() peek, or at now in an earlier band)
-// go to a small heap. Contract: schedule() requires when >= now (else ModelError); deschedule() and
-// re-scheduling are O(1) by lazy deletion (stale entries skipped, purged in bulk); an Event must
-// outlive the queue's use. Speed: tools/bench/bench_events.cpp measures the hold model.
+// The future event list: the entries of the next 256 ps (the window) sorted in an array, over a
+// radix heap (Ahuja et al. 1990) of the later ones in base-256 digits of the tick. A later entry
+// sits in the FIFO bucket of the highest byte in which its tick differs from the window's start;
+// when the window is used up the lowest bucket is taken, and a bucket of one 256 ps span is sorted
+// into the window. Contract: run order is (tick, band, sequence); schedule() requires when >= now
+// (else ModelError); deschedule() and re-scheduling are O(1) by lazy deletion (stale entries
+// skipped, purged in bulk); an Event must outlive the queue's use. Speed: tools/bench/bench_events.
 #pragma once
 
 #include <array>
@@ -45,37 +44,46 @@ class EventQueue {
   class OneShot;
   static constexpr int kDigitBits = 8;
   static constexpr int kDigits = 1 << kDigitBits;  // buckets per level
-  static constexpr int kLevels = 1 + (64 + kDigitBits - 1) / kDigitBits;
-  static constexpr int kWords = kDigits / 64;  // occupancy words per level (bits of a summary)
-  // The early heap's order: a min-heap by (tick, order), i.e. (tick, band, sequence).
+  static constexpr int kLevels = 64 / kDigitBits;  // level l: the tick's digit l (1..7) differs
+  static constexpr int kWords = kDigits / 64;      // occupancy words per level (bits of a summary)
+  // True if a runs before b: (tick, band, sequence) order.
+  static bool before(const QueueEntry& a, const QueueEntry& b) {
+    return a.tick != b.tick ? a.tick < b.tick : a.order < b.order;
+  }
+  // The min-heap order of late_.
   struct Later {
-    bool operator()(const QueueEntry& a, const QueueEntry& b) const {
-      return a.tick != b.tick ? a.tick > b.tick : a.order > b.order;
-    }
+    bool operator()(const QueueEntry& a, const QueueEntry& b) const { return before(b, a); }
   };
-  static uint64_t band_of(const QueueEntry& e) { return e.order >> 56; }
   static bool live(const QueueEntry& e) { return e.ev->order_ == e.order; }
+  bool in_window(uint64_t tick) const { return tick >> kDigitBits <= anchor_ >> kDigitBits; }
+  EntryFifo& bucket(int level, int digit) { return buckets_[(level - 1) * kDigits + digit]; }
   void push(const QueueEntry& e);
+  void push_bucket(const QueueEntry& e);
+  void push_window(const QueueEntry& e);
   const QueueEntry* top_live();
-  void pop_top();
+  void pop_run();
+  void pop_late();
   bool refill();
-  void open_tick_bucket(EntryFifo& list, uint64_t tick);
+  void sort_run();
   void clear_bit(int level, int digit);
   void purge_stale();
   OneShot* acquire_one_shot();
 
   EntryBlockPool pool_;
-  // buckets_[level * kDigits + digit]: entries whose key first differs from last_ (scanning from
-  // the top) in digit `level`, where the key's digit is `digit` (> last_'s).
+  // bucket(level, digit): the entries whose tick first differs from anchor_ (scanning from the top)
+  // in digit `level` (1..7), where the tick's digit is `digit` (> anchor_'s).
   std::vector<EntryFifo> buckets_;
   std::array<std::array<uint64_t, kWords>, kLevels> occupied_{};  // bit set: bucket not empty
   std::array<uint64_t, kLevels> summary_{};  // bit w set: occupied_[level][w] is not 0
   uint32_t levels_ = 0;                      // bit set: the level has a non-empty bucket
-  EntryFifo current_;              // the entries whose key equals last_, in insertion order
-  std::vector<QueueEntry> early_;  // min-heap of the entries whose key is below last_
-  uint64_t last_tick_ =
-      0;  // last_ = (last_tick_, last_band_) only grows; buckets hold keys > last_
-  uint64_t last_band_ = 0;
+  // The window: entries with tick < the window's end, anchor_ + 256 (anchor_ a multiple of 256,
+  // only growing; every bucketed tick is at or beyond the end). run_[run_head_..] is sorted;
+  // late_ is a min-heap of those that arrived after a later one (rare). run_ is cleared once read.
+  std::vector<QueueEntry> run_;
+  size_t run_head_ = 0;
+  std::vector<QueueEntry> late_;
+  std::vector<QueueEntry> scratch_;  // sort_run()'s copy of run_
+  uint64_t anchor_ = 0;
   size_t entries_ = 0;  // entries held, stale ones included
   std::deque<OneShot> one_shot_storage_;
   std::vector<OneShot*> free_one_shots_;

@@ -1,5 +1,6 @@
-// Contracts of sim/event_fifo.h: entries come out in push order across block boundaries, whole
-// FIFOs move without copying, drain and filter keep the order, and blocks go back to the pool.
+// Contracts of sim/event_fifo.h: entries come out in push order across block boundaries and from
+// the inline first entry on, whole FIFOs move without copying, drain and filter keep the order, and
+// blocks go back to the pool.
 #include "sim/event_fifo.h"
 
 #include <gtest/gtest.h>
@@ -103,18 +104,55 @@ TEST(EntryFifo, FilterKeepsTheChosenEntriesInOrder) {
 
 TEST(EntryFifo, BlocksAreRecycled) {
   // A FIFO that grows and shrinks many times reuses its blocks: the pool's storage does not grow
-  // with the number of entries ever pushed (observed through the block addresses).
+  // with the number of entries ever pushed (observed through the block addresses). The first entry
+  // is held inline, so each round pushes two and the second lands in a block.
   EntryBlockPool pool;
   EntryFifo f;
   f.push(entry(0), pool);
+  f.push(entry(1), pool);
+  f.pop_front(pool);
   const QueueEntry* first = &f.front();
   f.pop_front(pool);
   EXPECT_TRUE(f.empty());
   for (int round = 0; round < 1000; ++round) {
-    f.push(entry(1), pool);
+    f.push(entry(2), pool);
+    f.push(entry(3), pool);
+    f.pop_front(pool);
     EXPECT_EQ(&f.front(), first);  // the block given back last is taken first
     f.pop_front(pool);
   }
+}
+
+TEST(EntryFifo, ALoneEntryIsHeldInlineAndKeepsItsPlaceInTheOrder) {
+  EntryBlockPool pool;
+  EntryFifo f;
+  EXPECT_TRUE(f.push(entry(5), pool));  // was empty
+  EXPECT_TRUE(f.single());
+  const auto* inside = reinterpret_cast<const char*>(&f);
+  const auto* at = reinterpret_cast<const char*>(&f.front());
+  EXPECT_TRUE(at >= inside && at < inside + sizeof(f));  // no block taken
+  EXPECT_FALSE(f.push(entry(6), pool));
+  EXPECT_FALSE(f.single());
+  EXPECT_EQ(ticks(f), (std::vector<uint64_t>{5, 6}));
+  f.pop_front(pool);  // the inline entry goes first; the FIFO goes on from its blocks
+  EXPECT_TRUE(f.single());
+  EXPECT_EQ(f.front().tick, 6U);
+  f.push(entry(7), pool);  // behind the block's entry, not inline
+  EXPECT_EQ(ticks(f), (std::vector<uint64_t>{6, 7}));
+  f.pop_front(pool);
+  f.pop_front(pool);
+  EXPECT_TRUE(f.empty());
+  EXPECT_TRUE(f.push(entry(8), pool));
+  EXPECT_EQ(ticks(f), (std::vector<uint64_t>{8}));
+  QueueEntry out{};
+  f.push(entry(9), pool);
+  EXPECT_FALSE(f.take_lone(out));  // two entries: nothing taken
+  EXPECT_EQ(ticks(f), (std::vector<uint64_t>{8, 9}));
+  f.clear(pool);
+  f.push(entry(10), pool);
+  EXPECT_TRUE(f.take_lone(out));
+  EXPECT_EQ(out.tick, 10U);
+  EXPECT_TRUE(f.empty());
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Property tests of sim/event_queue.h: random interleavings of schedule, reschedule, deschedule,
 // next_tick() peeks and pops, with handlers that schedule at `now` in earlier and later bands,
-// delays from 0 to beyond 2^56 ps and any of the 256 bands, checked pop by pop against a reference
-// std::priority_queue ordered by (tick, band, sequence) that skips cancelled entries.
+// delays from 0 to beyond 2^56 ps (or crowded below 512 ps) and any of the 256 bands, checked pop
+// by pop against a reference std::priority_queue ordered by (tick, band, sequence) that skips
+// cancelled entries.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@ struct Mix {
   uint64_t huge_delay_pct;     // delays of 2^56 ps and more
   uint64_t at_now_pct;         // delay 0
   uint64_t handler_spawn_pct;  // a handler schedules another event at now + (0..15) ps
+  int near_bits;               // if not 0: the other delays are below 2^near_bits ps (else mixed)
 };
 
 class Model;
@@ -70,7 +72,8 @@ class Model {
       delay = 0;
     } else {
       const int bits[] = {4, 8, 9, 16, 20, 33};
-      delay = rng_.below(uint64_t{1} << bits[rng_.below(6)]);
+      const int b = mix_.near_bits != 0 ? mix_.near_bits : bits[rng_.below(6)];
+      delay = rng_.below(uint64_t{1} << b);
     }
     return now + std::min(delay, room);
   }
@@ -151,21 +154,30 @@ class Model {
 void PropEvent::process() { model_->fired(id_); }
 
 TEST(EventQueueProperty, ManyTiesAcrossAllBandsAndHandlersSchedulingAtNow) {
-  Model(64, 1, Mix{0, 30, 40}).run(200'000);
+  Model(64, 1, Mix{0, 30, 40, 0}).run(200'000);
 }
 
 TEST(EventQueueProperty, LargePopulationWithShortAndMediumDelays) {
-  Model(5000, 2, Mix{0, 5, 10}).run(200'000);
+  Model(5000, 2, Mix{0, 5, 10, 0}).run(200'000);
 }
 
 TEST(EventQueueProperty, TimeJumpsBeyondTwoToThe56Picoseconds) {
   // Jumps of 2^56 ps and more walk time up to the end of the range (delays are clipped there), so
   // the top radix levels, and ticks at Tick::max(), are exercised too.
-  Model(500, 3, Mix{20, 10, 20}).run(100'000);
+  Model(500, 3, Mix{20, 10, 20, 0}).run(100'000);
 }
 
 TEST(EventQueueProperty, RareHugeJumpsAmongManyNearEvents) {
-  Model(2000, 4, Mix{1, 10, 20}).run(150'000);
+  Model(2000, 4, Mix{1, 10, 20, 0}).run(150'000);
+}
+
+TEST(EventQueueProperty, CrowdedWindowsOfEverySizeKeepTheOrder) {
+  // Delays below 512 ps crowd each 256 ps window with about half the population, so its sort meets
+  // every size (ranked keys, sorted keys, sorted entries); handlers scheduling at now in any band
+  // and the events rescheduled into the open window arrive behind later ones, out of order.
+  for (const int events : {40, 300, 3000}) {
+    Model(events, 5 + static_cast<uint64_t>(events), Mix{0, 10, 30, 9}).run(100'000);
+  }
 }
 
 }  // namespace
