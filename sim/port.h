@@ -136,7 +136,11 @@ class Link : public Component {
     if (!can_send()) throw ModelError(path(), "send without credit");
     if (limited_) --credits_;
     const Tick start = max(now(), busy_until_);
-    const Duration ser = transfer_time(size, bw_);
+    if (size.count() != ser_memo_bytes_) {  // packets repeat their sizes: keep the last division
+      ser_memo_bytes_ = size.count();
+      ser_memo_ = transfer_time(size, bw_);
+    }
+    const Duration ser = ser_memo_;
     busy_until_ = start + ser;
     busy_ps_.inc(ser.count_ps());
     bytes_.inc(size.count());
@@ -178,6 +182,8 @@ class Link : public Component {
   uint32_t max_credits_;
   bool limited_;
   Tick busy_until_{};
+  uint64_t ser_memo_bytes_ = 0;  // send()'s last size and its serialisation time
+  Duration ser_memo_{};
   std::deque<InFlight> in_flight_;
   OutPort<Msg>* src_ = nullptr;
   InPort<Msg>* dst_ = nullptr;

@@ -39,13 +39,7 @@ class SlotPool {
   uint32_t acquire() {
     uint32_t s = 0;
     if (free_.empty()) {
-      if (slots_.size() >= std::numeric_limits<uint32_t>::max()) {
-        throw ModelError("slot_pool", "more than 2^32 - 1 slots in use");
-      }
-      slots_.emplace_back();
-      in_use_.push_back(0);
-      free_.reserve(slots_.capacity());  // so release() never allocates
-      s = static_cast<uint32_t>(slots_.size() - 1);
+      s = grow();
     } else {
       s = free_.back();
       free_.pop_back();
@@ -64,11 +58,7 @@ class SlotPool {
 
   // Returns slot `s` to the free list; the next acquire() hands it out again.
   void release(uint32_t s) {
-    if (s >= slots_.size() || in_use_[s] == 0) {
-      throw ModelError("slot_pool", "release of slot " + std::to_string(s) +
-                                        " that is not in use (" + std::to_string(slots_.size()) +
-                                        " slots)");
-    }
+    if (s >= slots_.size() || in_use_[s] == 0) bad_release(s);
     in_use_[s] = 0;
     --live_;
     free_.push_back(s);
@@ -83,6 +73,21 @@ class SlotPool {
   uint32_t free_count() const { return static_cast<uint32_t>(free_.size()); }  // reusable
 
  private:
+  // A new slot at the end (out of line: acquire() stays small enough to inline).
+  [[gnu::noinline]] uint32_t grow() {
+    if (slots_.size() >= std::numeric_limits<uint32_t>::max()) {
+      throw ModelError("slot_pool", "more than 2^32 - 1 slots in use");
+    }
+    slots_.emplace_back();
+    in_use_.push_back(0);
+    free_.reserve(slots_.capacity());  // so release() never allocates
+    return static_cast<uint32_t>(slots_.size() - 1);
+  }
+  // Out of line, so that release() stays small enough to inline.
+  [[noreturn, gnu::noinline, gnu::cold]] void bad_release(uint32_t s) const {
+    throw ModelError("slot_pool", "release of slot " + std::to_string(s) + " that is not in use (" +
+                                      std::to_string(slots_.size()) + " slots)");
+  }
   std::vector<T> slots_;
   std::vector<uint8_t> in_use_;  // 1 while a slot is handed out
   std::vector<uint32_t> free_;   // released slots; the back is reused first

@@ -12,6 +12,7 @@
 #include <boost/program_options/errors.hpp>
 
 #include "cli/commands.h"
+#include "cli/huge_page_heap.h"
 #include "sim/errors.h"
 #include "sim/units_parse.h"
 
@@ -64,6 +65,7 @@ t3sim::cli::Env make_env() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  t3sim::cli::use_huge_page_heap();
   if (argc < 2) {
     usage(stderr);
     return 2;

@@ -208,20 +208,22 @@ void NvlsExecutor::delivered(uint64_t t) {
   const int g = static_cast<int>(t & kGpuMask);
   Piece& pc = pieces_[p];
   const int req = x_.schedule.lanes[pc.lane].gpu;
-  const uint64_t wire = x_.proto.wire_bytes(pc.payload);
   switch (step) {
-    case kUp:  // one copy reached the switch; the last one leaves reduced for the requester
+    case kUp: {  // one copy reached the switch; the last one leaves reduced for the requester
       if (++pc.count < n_) return;
       pc.count = 0;
+      const uint64_t wire = x_.proto.wire_bytes(pc.payload);
       wire_ += wire;
       x_.machine.fabric->send_segment(other(req), req, common::PathSegment::kFromSwitch,
                                       Bytes(wire), this, tag(p, kReduced, req));
       return;
+    }
     case kReduced:
       loaded(p);
       return;
-    case kCastUp:              // the switch replicates the store to every GPU of the group
-      if (x_.fold_gpus > 0) {  // GPU d's copy lands at GPU 0 as GPU -d's copy would
+    case kCastUp: {  // the switch replicates the store to every GPU of the group
+      const uint64_t wire = x_.proto.wire_bytes(pc.payload);
+      if (x_.fold_gpus > 0) {              // GPU d's copy lands at GPU 0 as GPU -d's copy would
         for (size_t d = 0; d < n_; ++d) {  // GPU 0 -> d's copy = GPU -d -> 0's, its own pair
           wire_ += wire;
           x_.machine.fabric->send_segment(folded_peer(static_cast<int>(d)), 0,
@@ -237,6 +239,7 @@ void NvlsExecutor::delivered(uint64_t t) {
                                         tag(p, kCastDown, d));
       }
       return;
+    }
     case kCastDown:
       if (x_.fold_gpus > 0) {
         cast_writes_[0]->submit(access(0, folded_off(pc, static_cast<size_t>(g)), pc.payload,

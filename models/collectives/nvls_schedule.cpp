@@ -18,6 +18,7 @@ Schedule make_nvls(const Geometry& g) {
   const Phase ph = g.kind == Kind::kAllGather ? Phase::kAllGather : Phase::kReduceScatter;
   const uint64_t part = ar ? g.bytes : g.bytes / nn;
   const std::vector<Loop> loops = make_loops(part, g.channels, ar ? nn : 1, g.chunk);
+  b.reserve_ops(g.channels * nn * loops.size() * g.slices_per_chunk);
   for (uint32_t c = 0; c < g.channels; ++c) {
     for (int r = 0; r < n; ++r) {
       b.open_lane(r, c);

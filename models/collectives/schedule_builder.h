@@ -61,6 +61,9 @@ class ScheduleBuilder {
   int size() const { return static_cast<int>(g_.ranks.size()); }
   int gpu(int rank) const { return g_.ranks[static_cast<size_t>(rank)]; }
 
+  // Room for `ops` ops in all: a generator that knows its count saves the growth copies (and the
+  // start-up page faults of the memory they touch).
+  void reserve_ops(size_t ops) { s_.ops.reserve(ops); }
   uint32_t connect(int src_rank, int dst_rank);
   void open_lane(int rank, uint32_t channel);
   // Emits the slices of one chunk op on the open lane; returns the id of its last slice.

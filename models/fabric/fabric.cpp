@@ -87,11 +87,9 @@ void Fabric::register_stats() {
       "sum of bytes over all link directions (a message counts once per hop)");
 }
 
-void Fabric::check_gpu(int gpu, const char* role) const {
-  if (gpu < 0 || gpu >= topo_.num_gpus) {
-    throw ModelError(path(), std::string("send: ") + role + " gpu " + std::to_string(gpu) +
-                                 " out of range [0, " + std::to_string(topo_.num_gpus) + ")");
-  }
+void Fabric::bad_gpu(int gpu, const char* role) const {
+  throw ModelError(path(), std::string("send: ") + role + " gpu " + std::to_string(gpu) +
+                               " out of range [0, " + std::to_string(topo_.num_gpus) + ")");
 }
 
 void Fabric::send(int src, int dst, Bytes bytes, common::FabricReceiver* rx, uint64_t tag) {
@@ -120,10 +118,11 @@ void Fabric::send_segment(int src, int dst, common::PathSegment seg, Bytes bytes
     fluid_->send(src, dst, bytes, rx, tag);
     return;
   }
-  const bool was_idle = src == dst || flows_.slot(flows_.first_slot(src, dst, seg)).ready == 0;
   const uint32_t m = flows_.add(src, dst, bytes, rx, tag, seg);
   // A segment leaving the switch is sent by the switch (conservation counts every node).
-  const uint32_t first = src == dst ? 0 : flows_.first_slot(src, dst, seg);
+  const uint32_t first = src == dst ? 0 : flows_.first_slot_of(m);
+  // The hop held only this message's packets: its egress was idle for this flow.
+  const bool was_idle = src == dst || flows_.slot(first).ready == flows_.message(m).packets;
   Node& from = seg == Segment::kFromSwitch ? *nodes_[topo_.edges[flows_.slot(first).edge].from]
                                            : *nodes_[src];
   from.bytes_sent.inc(bytes.count());

@@ -98,7 +98,10 @@ class Fabric final : public Component,
                        uint64_t tag) override;
   void build_links();
   void register_stats();
-  void check_gpu(int gpu, const char* role) const;
+  void check_gpu(int gpu, const char* role) const {
+    if (gpu < 0 || gpu >= topo_.num_gpus) bad_gpu(gpu, role);
+  }
+  [[noreturn]] void bad_gpu(int gpu, const char* role) const;
   void deliver_local(uint64_t msg);
   void complete(uint32_t msg, uint32_t at);  // delivered at node `at`
 

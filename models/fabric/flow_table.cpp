@@ -19,9 +19,9 @@ uint32_t FlowTable::key(int src, int dst, Segment seg) const {
   return id | (seg == Segment::kToSwitch ? 1u << 30 : 1u << 31);
 }
 
-FlowTable::Flow& FlowTable::flow(int src, int dst, Segment seg) {
-  const auto [it, created] = flows_.try_emplace(key(src, dst, seg));
-  if (!created) return it->second;
+uint32_t FlowTable::flow(int src, int dst, Segment seg) {
+  const uint32_t k = key(src, dst, seg);
+  if (const auto it = index_.find(k); it != index_.end()) return it->second;
   std::vector<uint32_t> path = routes_.path(src, dst);
   if (seg != Segment::kWhole) {
     if (path.size() < 2) {
@@ -33,8 +33,10 @@ FlowTable::Flow& FlowTable::flow(int src, int dst, Segment seg) {
   if (slots_.size() + path.size() > std::numeric_limits<uint32_t>::max()) {
     throw ModelError("fabric", "too many active routes (more than 2^32 hops in use)");
   }
-  it->second.first = static_cast<uint32_t>(slots_.size());
-  it->second.hops = static_cast<uint32_t>(path.size());
+  Flow f;
+  f.first = static_cast<uint32_t>(slots_.size());
+  f.hops = static_cast<uint32_t>(path.size());
+  flows_.push_back(f);
   for (size_t h = 0; h < path.size(); ++h) {
     Slot s;
     s.edge = path[h];
@@ -42,10 +44,13 @@ FlowTable::Flow& FlowTable::flow(int src, int dst, Segment seg) {
     s.last_hop = h + 1 == path.size();
     slots_.push_back(s);
   }
-  return it->second;
+  index_.emplace(k, static_cast<uint32_t>(flows_.size() - 1));
+  return static_cast<uint32_t>(flows_.size() - 1);
 }
 
-uint32_t FlowTable::first_slot(int src, int dst, Segment seg) { return flow(src, dst, seg).first; }
+uint32_t FlowTable::first_slot(int src, int dst, Segment seg) {
+  return flows_[flow(src, dst, seg)].first;
+}
 
 uint32_t FlowTable::allocate() {
   if (free_.empty()) {
@@ -68,8 +73,8 @@ uint32_t FlowTable::add(int src, int dst, Bytes bytes, common::FabricReceiver* r
   }
   msgs_[id] = Message{src, dst, 0, bytes, static_cast<uint32_t>(packets), kNone, rx, tag};
   if (src == dst) return id;
-  msgs_[id].flow = key(src, dst, seg);
-  Flow& f = flow(src, dst, seg);
+  msgs_[id].flow = flow(src, dst, seg);
+  Flow& f = flows_[msgs_[id].flow];
   if (f.tail != kNone) {
     msgs_[f.tail].next = id;
   } else {
@@ -108,7 +113,7 @@ Packet FlowTable::take(uint32_t slot) {
 Message FlowTable::complete(uint32_t msg) {
   const Message m = msgs_[msg];
   if (m.src != m.dst) {
-    Flow& f = flows_.at(m.flow);
+    Flow& f = flows_[m.flow];
     if (f.head != msg) throw ModelError("fabric", "message completed out of flow order");
     f.head = m.next;
     if (f.head == kNone) f.tail = kNone;

@@ -6,7 +6,8 @@
 // packets (last one shorter; an empty message is one empty packet). Contract: take() needs ready >
 // 0; messages of a flow complete in send order; ids are recycled (no allocation once at the peak in
 // flight). A flow's slots are created, contiguous, by its first message: memory follows the pairs
-// that talk, not num_gpus^2 x path length.
+// that talk, not num_gpus^2 x path length. Speed: a message finds its flow with one hash lookup
+// (add) and keeps the flow's index, so first_slot_of() and complete() look nothing up.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,7 @@ using Segment = common::PathSegment;
 struct Message {
   int src = 0;
   int dst = 0;
-  uint32_t flow = 0;  // key of its flow (a segment's flow is its own, with its own FIFO)
+  uint32_t flow = 0;  // index of its flow (a segment's flow is its own, with its own FIFO)
   Bytes bytes;
   uint32_t packets = 0;
   uint32_t next = kNone;  // next message of the same flow
@@ -62,6 +63,8 @@ class FlowTable {
                Segment seg = Segment::kWhole);
   // The flow's first slot, creating its slots on first use (src != dst).
   uint32_t first_slot(int src, int dst, Segment seg = Segment::kWhole);
+  // The first slot of message m's flow (src != dst).
+  uint32_t first_slot_of(uint32_t m) const { return flows_[msgs_[m].flow].first; }
   // The next packet leaving `slot` (ready must be > 0); advances the cursor.
   Packet take(uint32_t slot);
   // One packet reached `slot`'s node; true if the slot was empty (its egress must be told).
@@ -84,12 +87,13 @@ class FlowTable {
   };
   uint32_t allocate();
   uint32_t key(int src, int dst, Segment seg) const;
-  Flow& flow(int src, int dst, Segment seg);
+  uint32_t flow(int src, int dst, Segment seg);  // its index in flows_
 
   const RouteTable& routes_;
   Bytes packet_size_;
   std::vector<Slot> slots_;
-  std::unordered_map<uint32_t, Flow> flows_;  // by RouteTable::flow id, created on first use
+  std::vector<Flow> flows_;                       // in order of first use
+  std::unordered_map<uint32_t, uint32_t> index_;  // key() -> index in flows_
   std::vector<Message> msgs_;
   std::vector<uint32_t> free_;
 };

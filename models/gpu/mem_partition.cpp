@@ -13,11 +13,8 @@ namespace t3sim::gpu {
 // write-back the DRAM refuses never holds up the slice's demand misses, nor they it).
 class MemPartition::Slice final : public common::MemClient {
  public:
-  explicit Slice(MemPartition& p) : p_(p) {
-    for (auto& f : fifo_) f.reserve(16);
-    wb_.reserve(16);
-    hits_.reserve(16);
-  }
+  // The rings grow on first use (a class or a path a run never uses allocates nothing).
+  explicit Slice(MemPartition& p) : p_(p) {}
   bool full() const {
     return missq_bytes_ >= p_.spec_.miss_queue.count() || mshr_bytes_ >= p_.spec_.mshr.count();
   }

@@ -122,7 +122,7 @@ void MemStream::pump() {
     }
     if (slots_[s].issued == slots_[s].a.bytes) ++head_;
   }
-  compact_fifo();
+  if (head_ != 0 && (head_ == fifo_.size() || head_ > 4096)) compact_fifo();  // else a no-op
 }
 
 // Issues the next chunk of slot s; false if the target refused it.

@@ -26,10 +26,9 @@ Channel::Channel(ChannelEnv& env, std::unique_ptr<ArbitrationPolicy> policy)
         std::make_unique<BankSet>(*env.timing.bank, env.timing.channels, env.timing.interleave);
     lookahead_banks_.assign((banks_->banks() + 63) / 64, 0);
   }
-  for (auto& q : queues_) q.reserve(8);
-  for (auto& pl : pipelines_) pl.reserve(16);
-  waiters_[0].reserve(16);
-  waiters_[1].reserve(16);
+  // The rings grow on first use: a sub-queue or pipeline a run never uses (the in-bank pipeline
+  // without bank fidelity, the classes a collective does not send) allocates nothing, which
+  // spares start-up page faults over a GPU's 80 channels.
 }
 
 bool Channel::try_accept(const common::MemRequest& req) {

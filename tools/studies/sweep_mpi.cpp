@@ -9,33 +9,43 @@
 #include "sim/errors.h"
 
 #ifdef T3SIM_HAVE_MPI
-#include <mpi.h>
+#include <dlfcn.h>
+
+#include "tools/studies/mpi_module.h"
 #endif
 
 namespace t3sim::studies {
 
 #ifdef T3SIM_HAVE_MPI
 
+// Opens the MPI module (mpi_module.h) only under a launcher: plain runs never load Open MPI. Open
+// MPI's own plugins resolve its symbols globally, hence RTLD_GLOBAL.
 MpiSession::MpiSession() {
   if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr && std::getenv("PMI_SIZE") == nullptr) return;
-  int provided = 0;
-  // Ranks > 0 send rows from whichever worker thread finished the point (one at a time).
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
-  active_ = true;
+  void* lib = dlopen(T3SIM_MPI_MODULE, RTLD_NOW | RTLD_GLOBAL);
+  const auto get = lib == nullptr
+                       ? nullptr
+                       : reinterpret_cast<const T3simMpiApi* (*)()>(dlsym(lib, "t3sim_mpi_api"));
+  const T3simMpiApi* api = get == nullptr ? nullptr : get();
+  if (api == nullptr || api->version != kMpiModuleVersion) {
+    const char* why = lib == nullptr ? dlerror() : "not a matching t3sim MPI module";
+    throw UsageError(std::string("cannot load the MPI module ") + T3SIM_MPI_MODULE + ": " +
+                     (why != nullptr ? why : "unknown error") + " (rebuild t3sim)");
+  }
+  api_ = api;
   int s = 1, r = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  api_->init(&r, &s);
   size_ = static_cast<unsigned>(s);
   rank_ = static_cast<unsigned>(r);
 }
 
 MpiSession::~MpiSession() {
-  if (active_) MPI_Finalize();
+  if (api_ != nullptr) api_->finalize();
 }
 
 void MpiSession::abort(int code) {
   std::fflush(nullptr);
-  if (active_) MPI_Abort(MPI_COMM_WORLD, code);
+  if (api_ != nullptr) api_->abort(code);
   std::exit(code);
 }
 
@@ -54,7 +64,8 @@ MpiSweepResult run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::s
     output = std::make_unique<SweepOutput>(out, spec, resume);
     for (size_t i = 0; i < n; ++i) done[i] = output->done(i) ? 1 : 0;
   }
-  MPI_Bcast(done.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD);
+  const T3simMpiApi& api = *mpi.api();
+  api.bcast(done.data(), static_cast<int>(n));
   size_t run_now = 0;
   for (const char d : done) run_now += d ? 0 : 1;
   std::vector<size_t> todo;
@@ -66,23 +77,20 @@ MpiSweepResult run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::s
     // Rows go out with non-blocking sends, so a rank never waits for rank 0 to drain its queue
     // (a blocking send stalls whenever the transport's eager buffers are full). A deque keeps
     // each message's bytes in place until its send completes.
-    std::deque<std::pair<std::string, MPI_Request>> pending;
+    std::deque<std::pair<std::string, void*>> pending;
     auto reap = [&] {
       while (!pending.empty()) {
-        int done = 0;
-        MPI_Test(&pending.front().second, &done, MPI_STATUS_IGNORE);
-        if (!done) return;
+        if (!api.test(pending.front().second)) return;
         pending.pop_front();
       }
     };
     run_sweep_share(env, spec, todo, threads, jsonl, [&](size_t i, const std::string& line) {
-      auto& m = pending.emplace_back(std::to_string(i) + "\n" + line, MPI_REQUEST_NULL);
-      MPI_Isend(m.first.data(), static_cast<int>(m.first.size()), MPI_CHAR, 0, kRowTag,
-                MPI_COMM_WORLD, &m.second);
+      auto& m = pending.emplace_back(std::to_string(i) + "\n" + line, nullptr);
+      m.second = api.isend(m.first.data(), static_cast<int>(m.first.size()), kRowTag);
       reap();
     });
-    for (auto& m : pending) MPI_Wait(&m.second, MPI_STATUS_IGNORE);
-    MPI_Send(nullptr, 0, MPI_CHAR, 0, kDoneTag, MPI_COMM_WORLD);
+    for (auto& m : pending) api.wait(m.second);
+    api.send(nullptr, 0, kDoneTag);
     return MpiSweepResult{};  // rank 0 reports
   }
   // Rank 0 runs its own share on this thread and takes in the other ranks' rows between its
@@ -90,37 +98,29 @@ MpiSweepResult run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::s
   // and rows are written within one point's time of arriving. Once its share is done it blocks
   // for the rest, when it has no work of its own left to slow down.
   unsigned finished = 1;
-  auto take = [&](const MPI_Status& st) {
-    int len = 0;
-    MPI_Get_count(&st, MPI_CHAR, &len);
+  // Takes the message probe() found (blocking or not); false when none was waiting.
+  auto take = [&](bool block) {
+    int source = 0, tag = 0, len = 0;
+    if (!api.probe(block ? 1 : 0, &source, &tag, &len)) return false;
     std::string msg(static_cast<size_t>(len), '\0');
-    MPI_Recv(msg.data(), len, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
-    if (st.MPI_TAG == kDoneTag) {
+    api.recv(msg.data(), len, source, tag);
+    if (tag == kDoneTag) {
       ++finished;
-      return;
+      return true;
     }
     const size_t nl = msg.find('\n');
     output->append(std::stoul(msg.substr(0, nl)), msg.substr(nl + 1));
+    return true;
   };
   auto drain = [&] {
-    for (;;) {
-      MPI_Status st;
-      int arrived = 0;
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &st);
-      if (!arrived) return;
-      take(st);
+    while (take(false)) {
     }
   };
   run_sweep_share(env, spec, todo, threads, jsonl, [&](size_t i, const std::string& line) {
     output->append(i, line);  // calls are serialised: MPI from one thread at a time
     drain();
   });
-  while (finished < mpi.size()) {
-    MPI_Status st;
-    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-    take(st);
-  }
+  while (finished < mpi.size()) take(true);
   output->finalize();
   return MpiSweepResult{
       n, run_now, output->stale(),

@@ -1,8 +1,9 @@
 // The sweep runner: a share of a sweep's points on worker threads, and the MPI distribution of
-// sweeps (built when CMake finds MPI; T3SIM_HAVE_MPI). MpiSession initialises
-// MPI only when the process was started by a launcher (mpirun sets OMPI_COMM_WORLD_SIZE or
-// PMI_SIZE), so plain runs never touch MPI. Points are dealt round-robin (index % size == rank);
-// ranks > 0 send each finished row to rank 0, which alone writes the file.
+// sweeps (built when CMake finds MPI; T3SIM_HAVE_MPI). MpiSession loads the MPI module
+// (mpi_module.h) and initialises MPI only when the process was started by a launcher (mpirun sets
+// OMPI_COMM_WORLD_SIZE or PMI_SIZE), so plain runs never load or touch MPI. Points are dealt
+// round-robin (index % size == rank); ranks > 0 send each finished row to rank 0, which alone
+// writes the file.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,8 @@
 #include "tools/studies/sweep_output.h"
 #include "tools/studies/sweep_spec.h"
 
+struct T3simMpiApi;  // tools/studies/mpi_module.h
+
 namespace t3sim::studies {
 
 class MpiSession {
@@ -24,6 +27,8 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
   unsigned size() const { return size_; }
   unsigned rank() const { return rank_; }
+  // The MPI module's calls (size() > 1 only).
+  const T3simMpiApi* api() const { return api_; }
   // Ends every rank of the run with exit status `code` (MPI_Abort): a rank that fails leaves the
   // others blocked in MPI calls, so returning would hang the run. Without MPI: std::exit(code).
   [[noreturn]] void abort(int code);
@@ -31,7 +36,7 @@ class MpiSession {
  private:
   unsigned size_ = 1;
   unsigned rank_ = 0;
-  bool active_ = false;
+  const T3simMpiApi* api_ = nullptr;  // set once MPI is initialised
 };
 
 // Runs `todo` on `threads` threads, calling `emit(index, row)` (serialised) per finished point.
