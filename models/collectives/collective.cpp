@@ -49,13 +49,10 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
       g.fold = &rot;
       schedule_ = algorithm(algo_).build(g);
     }
-    // Every GPU's pairs are GPU 0's rotated (the fold proved it).
-    std::vector<std::pair<int, int>> pairs;
-    pairs.reserve(schedule_.conns.size() * static_cast<size_t>(rot.size()));
-    for (const Conn& cn : schedule_.conns) {
-      for (int r = 0; r < rot.size(); ++r) pairs.emplace_back(r, rot.add(cn.dst, r));
-    }
-    if (const std::string why = machine_.fabric->fold_problem(pairs, rot); !why.empty()) {
+    // Every GPU's connections are GPU 0's rotated (the fold proved it).
+    std::vector<int> dsts;
+    for (const Conn& cn : schedule_.conns) dsts.push_back(cn.dst);
+    if (const std::string why = machine_.fabric->fold_problem(dsts, rot); !why.empty()) {
       throw common::FoldError(why);
     }
     fold_gpus_ = machine_.size();

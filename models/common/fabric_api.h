@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "models/common/mirror.h"
@@ -47,12 +46,12 @@ class FabricApi {
   virtual Bandwidth path_bandwidth(int src, int dst) const = 0;
   virtual Duration path_latency(int src, int dst) const = 0;
   virtual int hops(int src, int dst) const = 0;
-  // For a folded run: why traffic between the GPU `pairs` (src, dst) of a rotation-symmetric
-  // schedule would not look the same from every GPU under the rotations `rot` (empty: it does).
-  // A fabric that maps onto itself under rot says so without looking at the pairs.
-  virtual std::string fold_problem(const std::vector<std::pair<int, int>>& pairs,
+  // For a folded run: why the traffic of a rotation-symmetric schedule, GPU 0 sending to
+  // `gpu0_dsts` and every GPU g to their rotations by g under `rot`, would not look the same from
+  // every GPU (empty: it does). A fabric that maps onto itself under rot says so at once.
+  virtual std::string fold_problem(const std::vector<int>& gpu0_dsts,
                                    const GpuRotation& rot) const {
-    (void)pairs, (void)rot;
+    (void)gpu0_dsts, (void)rot;
     return "this fabric does not declare its symmetry";
   }
 };

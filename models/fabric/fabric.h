@@ -52,9 +52,9 @@ class Fabric final : public Component,
   Duration path_latency(int src, int dst) const override;     // sum of link latencies
   int hops(int src, int dst) const override;
   // Empty for ring, fully connected, switch and two-level fabrics (links map onto links under
-  // symmetry()); on a leaf-spine fabric, fold_routes.cpp compares every pair's route with its
-  // rotation onto GPU 0 hop by hop: same link parameters, and the same pairs sharing each link.
-  std::string fold_problem(const std::vector<std::pair<int, int>>& pairs,
+  // symmetry()); on a leaf-spine fabric, fold_routes.cpp compares every GPU's routes with their
+  // rotations onto GPU 0 hop by hop: same link parameters, and the same pairs sharing each link.
+  std::string fold_problem(const std::vector<int>& gpu0_dsts,
                            const common::GpuRotation& rot) const override;
 
   uint64_t bytes_sent(int gpu) const;
