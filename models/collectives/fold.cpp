@@ -1,5 +1,6 @@
 #include "models/collectives/fold.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -115,9 +116,15 @@ Schedule fold_schedule(const Schedule& s, const common::GpuRotation& rot) {
     }
     for (size_t j = 0; j < lanes0.size(); ++j) check_lane(s, ix, g, lanes0[j], lanes[j]);
   }
+  return fold_onto_gpu0(s, lanes0, rot, [&](uint32_t c, int by) { return ix.rotate(c, by); });
+}
+
+Schedule fold_onto_gpu0(const Schedule& s, const std::vector<uint32_t>& lanes0,
+                        const common::GpuRotation& rot,
+                        const std::function<uint32_t(uint32_t, int)>& rotate) {
   for (uint32_t c = 0; c < s.conns.size(); ++c) {
     const Conn& cn = s.conns[c];
-    const Conn& r = s.conns[ix.rotate(c, rot.neg(cn.src))];
+    const Conn& r = s.conns[rotate(c, rot.neg(cn.src))];
     if (r.src != 0 || r.dst != rot.add(cn.dst, rot.neg(cn.src))) {
       throw FoldError("connection " + std::to_string(c) + " does not rotate onto GPU 0");
     }
@@ -147,7 +154,7 @@ Schedule fold_schedule(const Schedule& s, const common::GpuRotation& rot) {
       op.recv_list = static_cast<uint32_t>(f.conn_refs.size());
       for (uint16_t k = 0; k < src.recvs; ++k) {
         const uint32_t c = s.recv_conn(src, k);
-        f.conn_refs.push_back(conn_id[ix.rotate(c, rot.neg(s.conns[c].src))]);
+        f.conn_refs.push_back(conn_id[rotate(c, rot.neg(s.conns[c].src))]);
       }
       if (src.dep != kNone && op.dep == kNone) throw FoldError("dependency on a later op");
       f.ops.push_back(op);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/collectives/schedule.h"
@@ -23,6 +24,15 @@ Schedule fold_schedule(const Schedule& s, const common::GpuRotation& rot);
 // same op index) on every GPU, gpus entries per op (GPU r's entry at [op * gpus + r]). Executors
 // whose data crosses every GPU's memory at once (NVLS) use it to land GPU r's part of a
 // multi-GPU access in GPU 0's memory where its rotation puts it. Contract: as fold_schedule.
+// The folded schedule of `s` once its symmetry is proven, shared by fold_schedule and FoldStream:
+// GPU 0's lanes `lanes0` (ids in s, in order), GPU 0's sending connections renumbered, every
+// receive rewired onto the sending connection it rotates to; rotate(c, by) names connection c
+// rotated by `by`. FoldError if a connection does not rotate onto one of GPU 0's, or an op depends
+// on a later one.
+Schedule fold_onto_gpu0(const Schedule& s, const std::vector<uint32_t>& lanes0,
+                        const common::GpuRotation& rot,
+                        const std::function<uint32_t(uint32_t, int)>& rotate);
+
 std::vector<uint64_t> fold_offsets(const Schedule& s, const common::GpuRotation& rot);
 
 }  // namespace t3sim::collectives

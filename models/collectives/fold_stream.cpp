@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "models/collectives/fold.h"
 #include "sim/errors.h"
 
 namespace t3sim::collectives {
@@ -190,35 +191,9 @@ Schedule FoldStream::fold(Schedule s) {
       throw FoldError("GPU " + std::to_string(g) + " uses an unrotated connection");
     }
   }
-  for (uint32_t c = 0; c < nc; ++c) {
-    const Conn& cn = s.conns[c];
-    const Conn& r = s.conns[rotate(c, rot_.neg(cn.src))];
-    if (r.src != 0 || r.dst != rot_.add(cn.dst, rot_.neg(cn.src))) {
-      throw FoldError("connection " + std::to_string(c) + " does not rotate onto GPU 0");
-    }
-  }
-  Schedule f;
-  std::vector<uint32_t> conn_id(nc, kNone);
-  for (uint32_t c = 0; c < nc; ++c) {
-    if (s.conns[c].src != 0) continue;
-    conn_id[c] = static_cast<uint32_t>(f.conns.size());
-    f.conns.push_back(s.conns[c]);
-  }
-  f.lanes = std::move(s.lanes);
-  f.ops = std::move(s.ops);
-  for (Op& op : f.ops) {
-    const uint32_t send_list = static_cast<uint32_t>(f.conn_refs.size());
-    for (uint16_t k = 0; k < op.sends; ++k) f.conn_refs.push_back(conn_id[s.send_conn(op, k)]);
-    const uint32_t recv_list = static_cast<uint32_t>(f.conn_refs.size());
-    for (uint16_t k = 0; k < op.recvs; ++k) {
-      const uint32_t c = s.recv_conn(op, k);
-      f.conn_refs.push_back(conn_id[rotate(c, rot_.neg(s.conns[c].src))]);
-    }
-    op.send_list = send_list;
-    op.recv_list = recv_list;
-  }
-  f.finalize();
-  return f;
+  std::vector<uint32_t> lanes0(s.lanes.size());  // s holds GPU 0's lanes alone
+  for (uint32_t l = 0; l < lanes0.size(); ++l) lanes0[l] = l;
+  return fold_onto_gpu0(s, lanes0, rot_, rotate);
 }
 
 }  // namespace t3sim::collectives
