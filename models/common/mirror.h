@@ -28,10 +28,19 @@ class MirrorMap {
 // by h adds h's node and local index to g's, each modulo its count. One node (nodes = 1) is the
 // plain rotation g -> g + h mod N of a ring, a fully connected fabric or one switch; nodes x local
 // is a rail-optimised two-level fabric, whose links map onto links under both rotations.
+// With `whole_nodes`, only rotations by whole nodes (h a multiple of per_node) count: a flat ring
+// across nodes maps onto itself under them but not under local rotations. A folded run then keeps
+// node 0's GPUs, one representative per orbit: GPU g stands rotated by shift(g) from rep(g).
 struct GpuRotation {
   int nodes = 1;
   int per_node = 1;
+  bool whole_nodes = false;
   int size() const { return nodes * per_node; }
+  // GPUs a folded run simulates: [0, reps()).
+  int reps() const { return whole_nodes ? per_node : 1; }
+  // g = add(rep(g), shift(g)), rep(g) in [0, reps()).
+  int rep(int g) const { return whole_nodes ? g % per_node : 0; }
+  int shift(int g) const { return whole_nodes ? g - g % per_node : g; }
   int add(int a, int b) const {
     return ((a / per_node + b / per_node) % nodes) * per_node +
            (a % per_node + b % per_node) % per_node;
