@@ -33,28 +33,23 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
     for (size_t i = 0; in_order && i < group_.size(); ++i)
       in_order = group_[i] == static_cast<int>(i);
     if (!in_order) throw common::FoldError("the group is not every GPU in order");
-    const common::GpuRotation rot = spec.fold_rotation.per_node == 0
-                                        ? common::GpuRotation{1, machine_.size()}
-                                        : spec.fold_rotation;
+    common::GpuRotation rot = spec.fold_rotation.per_node == 0
+                                  ? common::GpuRotation{1, machine_.size()}
+                                  : spec.fold_rotation;
     if (rot.size() != machine_.size()) throw common::FoldError("rotation and machine differ");
-    if (algo_ == Algo::kTree && rot.nodes > 1) {  // the proof would refuse it too, later
-      throw common::FoldError("NCCL's Tree gives each node its own place in the tree");
+    try {
+      fold(g, rot);
+    } catch (const common::FoldError&) {
+      // A flat ring across nodes is the same from every GPU under whole-node rotations only:
+      // retry with node 0's GPUs as representatives when the machine simulates them.
+      if (rot.whole_nodes || rot.nodes < 2 || algo_ == Algo::kNvls) throw;
+      rot.whole_nodes = true;
+      for (int r = 0; r < rot.reps(); ++r) {
+        if (machine_.gpus[static_cast<size_t>(r)].hbm == nullptr) throw;
+      }
+      fold(g, rot);
     }
-    if (algo_ == Algo::kNvls) {  // NVLS also needs every GPU's offsets: fold the whole schedule
-      if (rot.nodes != 1) throw common::FoldError("NVLS across nodes");
-      const Schedule full = algorithm(algo_).build(g);
-      schedule_ = fold_schedule(full, rot);
-      fold_offsets_ = fold_offsets(full, rot);
-    } else {  // generated folded: GPU 0's lanes alone (fold_stream.h)
-      g.fold = &rot;
-      schedule_ = algorithm(algo_).build(g);
-    }
-    // Every GPU's connections are GPU 0's rotated (the fold proved it).
-    std::vector<int> dsts;
-    for (const Conn& cn : schedule_.conns) dsts.push_back(cn.dst);
-    if (const std::string why = machine_.fabric->fold_problem(dsts, rot); !why.empty()) {
-      throw common::FoldError(why);
-    }
+    fold_rotation_ = rot;
     fold_gpus_ = machine_.size();
   }
   std::vector<uint64_t> addr(static_cast<size_t>(machine_.size()), 0);
@@ -80,6 +75,27 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
 }
 
 Collective::~Collective() = default;
+
+void Collective::fold(Geometry g, const common::GpuRotation& rot) {
+  if (algo_ == Algo::kTree && rot.nodes > 1) {  // the proof would refuse it too, later
+    throw common::FoldError("NCCL's Tree gives each node its own place in the tree");
+  }
+  if (algo_ == Algo::kNvls) {  // NVLS also needs every GPU's offsets: fold the whole schedule
+    if (rot.nodes != 1 || rot.reps() != 1) throw common::FoldError("NVLS across nodes");
+    const Schedule full = algorithm(algo_).build(g);
+    schedule_ = fold_schedule(full, rot);
+    fold_offsets_ = fold_offsets(full, rot);
+  } else {  // generated folded: the representatives' lanes alone (fold_stream.h)
+    g.fold = &rot;
+    schedule_ = algorithm(algo_).build(g);
+  }
+  // Every GPU's connections are its representative's rotated (the fold proved it).
+  std::vector<int> dsts;
+  for (const Conn& cn : schedule_.conns) dsts.push_back(cn.dst);
+  if (const std::string why = machine_.fabric->fold_problem(dsts, rot); !why.empty()) {
+    throw common::FoldError(why);
+  }
+}
 
 void Collective::resolve(const CollectiveSpec& spec) {
   const int n = machine_.size();

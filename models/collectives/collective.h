@@ -34,10 +34,12 @@ struct CollectiveSpec {
   uint32_t elem_bytes = 4;
   int root = 0;                       // broadcast, reduce: the root's rank in the group
   std::vector<uint64_t> buffer_addr;  // per group member; empty = allocate S on each GPU
-  // Folded run (models/common/mirror.h): only GPU 0's lanes run (collectives/fold.h); needs the
-  // whole machine as the group in order and a CU executor, else common::FoldError.
+  // Folded run (models/common/mirror.h): only the representatives' lanes run (collectives/fold.h);
+  // needs the whole machine as the group in order and a CU executor, else common::FoldError.
   bool fold = false;
-  // The rotations the fabric allows (per_node 0: the machine's GPUs as one cyclic group).
+  // The rotations the fabric allows (per_node 0: the machine's GPUs as one cyclic group). When a
+  // multi-node node x local rotation does not fold, whole-node rotations are tried if the machine
+  // simulates node 0's GPUs (else the FoldError stands); whole_nodes set: those alone.
   common::GpuRotation fold_rotation{1, 0};
 };
 
@@ -67,6 +69,8 @@ class Collective : public Component, public ExecutorDone {
   uint32_t channels() const { return channels_; }
   const std::vector<int>& group() const { return group_; }
   const Schedule& schedule() const { return schedule_; }
+  // Folded: the rotation the schedule folded under (its reps() GPUs ran).
+  const common::GpuRotation& fold_rotation() const { return fold_rotation_; }
   // Payload bytes this GPU pushed over the fabric / that landed in its memory.
   uint64_t bytes_sent(int gpu) const { return exec_impl_->bytes_sent(gpu); }
   uint64_t bytes_received(int gpu) const { return exec_impl_->bytes_received(gpu); }
@@ -79,6 +83,9 @@ class Collective : public Component, public ExecutorDone {
   Geometry geometry(const CollectiveSpec& spec) const;
   bool fully_connected() const;
   bool one_switch() const;  // every group member two hops (one switch) from the first
+  // Builds schedule_ folded under `rot` (FoldError if it does not fold or the fabric's routes
+  // are not the same from every GPU).
+  void fold(Geometry g, const common::GpuRotation& rot);
 
   gpu::Machine& machine_;
   LibraryConfig lib_;
@@ -90,7 +97,8 @@ class Collective : public Component, public ExecutorDone {
   uint32_t channels_ = 1;
   std::vector<int> group_;
   Schedule schedule_;
-  int fold_gpus_ = 0;                   // folded: the group size GPU 0 stands for
+  int fold_gpus_ = 0;  // folded: the group size the representatives stand for
+  common::GpuRotation fold_rotation_;
   std::vector<uint64_t> fold_offsets_;  // folded NVLS: fold_offsets() (collectives/fold.h)
   std::unique_ptr<CollectiveExecutor> exec_impl_;
   CollectiveDone* done_cb_ = nullptr;

@@ -67,9 +67,12 @@ Index index(const Schedule& s, const common::GpuRotation& rot) {
   return ix;
 }
 
-void check_lane(const Schedule& s, const Index& ix, int g, uint32_t l0, uint32_t lg) {
-  const Lane& a = s.lanes[l0];
+// GPU g's lane lg against its representative r's lane lr (models/common/mirror.h: rep, shift).
+void check_lane(const Schedule& s, const Index& ix, int g, uint32_t lr, uint32_t lg) {
+  const Lane& a = s.lanes[lr];
   const Lane& b = s.lanes[lg];
+  const int r = a.gpu;
+  const int back = ix.rot.neg(ix.rot.shift(g));
   const std::string where = "GPU " + std::to_string(g) + " lane " + std::to_string(ix.local[lg]);
   if (a.channel != b.channel || a.num_ops != b.num_ops) throw FoldError(where + " differs");
   for (uint32_t i = 0; i < a.num_ops; ++i) {
@@ -77,24 +80,25 @@ void check_lane(const Schedule& s, const Index& ix, int g, uint32_t l0, uint32_t
     const Op& y = s.ops[b.first_op + i];
     if (x.bytes != y.bytes || x.flags != y.flags || x.sends != y.sends || x.recvs != y.recvs ||
         x.phase != y.phase || x.stride != y.stride) {
-      throw FoldError(where + " op " + std::to_string(i) + " differs from GPU 0's");
+      throw FoldError(where + " op " + std::to_string(i) + " differs from GPU " +
+                      std::to_string(r) + "'s");
     }
     if (x.stride != 0 && x.recvs > 0) throw FoldError("per-peer receive addressing");
     if ((x.dep == kNone) != (y.dep == kNone)) throw FoldError(where + " dependencies differ");
     if (x.dep != kNone) {
       const uint32_t dx = ix.op_lane[x.dep], dy = ix.op_lane[y.dep];
-      if (s.lanes[dx].gpu != 0 || s.lanes[dy].gpu != g || ix.local[dx] != ix.local[dy] ||
+      if (s.lanes[dx].gpu != r || s.lanes[dy].gpu != g || ix.local[dx] != ix.local[dy] ||
           x.dep - s.lanes[dx].first_op != y.dep - s.lanes[dy].first_op) {
         throw FoldError(where + " depends on another GPU or a different op");
       }
     }
     for (uint16_t k = 0; k < x.sends; ++k) {
-      if (ix.rotate(s.send_conn(y, k), ix.rot.neg(g)) != s.send_conn(x, k)) {
+      if (ix.rotate(s.send_conn(y, k), back) != s.send_conn(x, k)) {
         throw FoldError(where + " sends on an unrotated connection");
       }
     }
     for (uint16_t k = 0; k < x.recvs; ++k) {
-      if (ix.rotate(s.recv_conn(y, k), ix.rot.neg(g)) != s.recv_conn(x, k)) {
+      if (ix.rotate(s.recv_conn(y, k), back) != s.recv_conn(x, k)) {
         throw FoldError(where + " receives on an unrotated connection");
       }
     }
@@ -107,32 +111,41 @@ Schedule fold_schedule(const Schedule& s, const common::GpuRotation& rot) {
   const int gpus = rot.size();
   if (gpus < 1 || rot.nodes < 1) throw FoldError("no GPUs");
   const Index ix = index(s, rot);
-  const auto& lanes0 = ix.lanes_of[0];
-  for (int g = 1; g < gpus; ++g) {
+  for (int g = rot.reps(); g < gpus; ++g) {
+    const int r = rot.rep(g);
+    const auto& lanes_r = ix.lanes_of[static_cast<size_t>(r)];
     const auto& lanes = ix.lanes_of[static_cast<size_t>(g)];
-    if (lanes.size() != lanes0.size()) {
+    if (lanes.size() != lanes_r.size()) {
       throw FoldError("GPU " + std::to_string(g) + " has " + std::to_string(lanes.size()) +
-                      " lanes, GPU 0 has " + std::to_string(lanes0.size()));
+                      " lanes, GPU " + std::to_string(r) + " has " +
+                      std::to_string(lanes_r.size()));
     }
-    for (size_t j = 0; j < lanes0.size(); ++j) check_lane(s, ix, g, lanes0[j], lanes[j]);
+    for (size_t j = 0; j < lanes_r.size(); ++j) check_lane(s, ix, g, lanes_r[j], lanes[j]);
   }
-  return fold_onto_gpu0(s, lanes0, rot, [&](uint32_t c, int by) { return ix.rotate(c, by); });
+  std::vector<uint32_t> kept;  // the representatives' lanes in schedule order
+  for (uint32_t l = 0; l < s.lanes.size(); ++l) {
+    if (s.lanes[l].gpu < rot.reps()) kept.push_back(l);
+  }
+  return fold_onto_reps(s, kept, rot, [&](uint32_t c, int by) { return ix.rotate(c, by); });
 }
 
-Schedule fold_onto_gpu0(const Schedule& s, const std::vector<uint32_t>& lanes0,
+Schedule fold_onto_reps(const Schedule& s, const std::vector<uint32_t>& kept,
                         const common::GpuRotation& rot,
                         const std::function<uint32_t(uint32_t, int)>& rotate) {
+  // Connection c of sender s is its representative's, rotated by shift(s).
+  const auto back = [&](uint32_t c) { return rot.neg(rot.shift(s.conns[c].src)); };
   for (uint32_t c = 0; c < s.conns.size(); ++c) {
     const Conn& cn = s.conns[c];
-    const Conn& r = s.conns[rotate(c, rot.neg(cn.src))];
-    if (r.src != 0 || r.dst != rot.add(cn.dst, rot.neg(cn.src))) {
-      throw FoldError("connection " + std::to_string(c) + " does not rotate onto GPU 0");
+    const Conn& r = s.conns[rotate(c, back(c))];
+    if (r.src != rot.rep(cn.src) || r.dst != rot.add(cn.dst, back(c))) {
+      throw FoldError("connection " + std::to_string(c) + " does not rotate onto GPU " +
+                      std::to_string(rot.rep(cn.src)) + "'s");
     }
   }
   Schedule f;
   std::vector<uint32_t> conn_id(s.conns.size(), kNone);
   for (uint32_t c = 0; c < s.conns.size(); ++c) {
-    if (s.conns[c].src != 0) continue;
+    if (s.conns[c].src >= rot.reps()) continue;
     conn_id[c] = static_cast<uint32_t>(f.conns.size());
     Conn cn = s.conns[c];
     cn.send_lane = kNone;
@@ -140,7 +153,9 @@ Schedule fold_onto_gpu0(const Schedule& s, const std::vector<uint32_t>& lanes0,
     f.conns.push_back(cn);
   }
   std::vector<uint32_t> op_id(s.ops.size(), kNone);
-  for (const uint32_t l : lanes0) {
+  std::vector<int> op_gpu;  // folded op -> its GPU
+  for (const uint32_t l : kept) {
+    if (s.lanes[l].gpu >= rot.reps()) throw FoldError("a kept lane is not a representative's");
     Lane lane = s.lanes[l];
     lane.first_op = static_cast<uint32_t>(f.ops.size());
     for (uint32_t i = 0; i < lane.num_ops; ++i) {
@@ -154,10 +169,12 @@ Schedule fold_onto_gpu0(const Schedule& s, const std::vector<uint32_t>& lanes0,
       op.recv_list = static_cast<uint32_t>(f.conn_refs.size());
       for (uint16_t k = 0; k < src.recvs; ++k) {
         const uint32_t c = s.recv_conn(src, k);
-        f.conn_refs.push_back(conn_id[rotate(c, rot.neg(s.conns[c].src))]);
+        f.conn_refs.push_back(conn_id[rotate(c, back(c))]);
       }
       if (src.dep != kNone && op.dep == kNone) throw FoldError("dependency on a later op");
+      if (op.dep != kNone && op_gpu[op.dep] != lane.gpu) throw FoldError("dependency across GPUs");
       f.ops.push_back(op);
+      op_gpu.push_back(lane.gpu);
     }
     f.lanes.push_back(lane);
   }
@@ -166,6 +183,7 @@ Schedule fold_onto_gpu0(const Schedule& s, const std::vector<uint32_t>& lanes0,
 }
 
 std::vector<uint64_t> fold_offsets(const Schedule& s, const common::GpuRotation& rot) {
+  if (rot.reps() != 1) throw FoldError("per-GPU offsets of a fold onto several GPUs");
   const Index ix = index(s, rot);
   const auto n = static_cast<size_t>(rot.size());
   std::vector<uint64_t> out;

@@ -33,7 +33,10 @@ void claim(uint32_t& owner, uint32_t lane, const char* what) {
 }  // namespace
 
 FoldStream::FoldStream(const common::GpuRotation& rot)
-    : rot_(rot), lanes_per_gpu_(static_cast<size_t>(rot.size()), 0) {}
+    : rot_(rot),
+      lanes_per_gpu_(static_cast<size_t>(rot.size()), 0),
+      rep_channel_(static_cast<size_t>(std::max(0, rot.reps()))),
+      rep_(static_cast<size_t>(std::max(0, rot.reps()))) {}
 
 const FoldStream::LaneRec& FoldStream::lane_of(uint32_t handle) const {
   const auto it = std::upper_bound(lanes_.begin(), lanes_.end(), handle,
@@ -44,14 +47,19 @@ const FoldStream::LaneRec& FoldStream::lane_of(uint32_t handle) const {
 
 uint32_t FoldStream::real(uint32_t h) const {
   const LaneRec& l = lane_of(h);
-  return lane0_[l.local][h - l.first].real_last;
+  if (l.gpu >= rot_.reps()) throw FoldError("dependency on a dropped op");
+  return rep_[static_cast<size_t>(l.gpu)][l.local][h - l.first].real_last;
+}
+
+const std::vector<FoldStream::Chunk>& FoldStream::rep_lane() const {
+  return rep_[static_cast<size_t>(rot_.rep(gpu_))][local_];
 }
 
 void FoldStream::close_lane() {
-  if (gpu_ > 0 && at_ != lane0_[local_].size()) {
+  if (gpu_ >= rot_.reps() && at_ != rep_lane().size()) {
     throw FoldError("GPU " + std::to_string(gpu_) + " lane " + std::to_string(local_) + " has " +
-                    std::to_string(at_) + " chunks, GPU 0's has " +
-                    std::to_string(lane0_[local_].size()));
+                    std::to_string(at_) + " chunks, GPU " + std::to_string(rot_.rep(gpu_)) +
+                    "'s has " + std::to_string(rep_lane().size()));
   }
   for (const auto& [cg, c0] : lane_match_) matches_.emplace_back(cg, c0, gpu_);
   lane_match_.clear();
@@ -65,15 +73,17 @@ void FoldStream::open_lane(int gpu, uint32_t channel) {
   gpu_ = gpu;
   local_ = lanes_per_gpu_[static_cast<size_t>(gpu)]++;
   at_ = 0;
-  if (gpu == 0) {
-    lane0_.emplace_back();
-    lane0_channel_.push_back(channel);
-  } else if (local_ >= lane0_.size()) {
+  const auto r = static_cast<size_t>(rot_.rep(gpu));
+  const auto rep_name = [&] { return "GPU " + std::to_string(r) + "'s"; };
+  if (gpu < rot_.reps()) {
+    rep_[r].emplace_back();
+    rep_channel_[r].push_back(channel);
+  } else if (local_ >= rep_[r].size()) {
     throw FoldError("GPU " + std::to_string(gpu) + " lane " + std::to_string(local_) +
-                    " comes before GPU 0's");
-  } else if (lane0_channel_[local_] != channel) {
+                    " comes before " + rep_name());
+  } else if (rep_channel_[r][local_] != channel) {
     throw FoldError("GPU " + std::to_string(gpu) + " lane " + std::to_string(local_) +
-                    " runs on another channel than GPU 0's");
+                    " runs on another channel than " + rep_name());
   }
   lanes_.push_back(LaneRec{gpu, local_, next_});
 }
@@ -117,8 +127,10 @@ uint32_t FoldStream::chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t 
   for (size_t k = 0; k < sends.size(); ++k) note_conn(sends[k], true, static_cast<uint16_t>(k));
   for (const uint32_t c : recvs) note_conn(c, false, 0);
   const LaneRec* d = dep == kNone ? nullptr : &lane_of(dep);
-  if (gpu_ == 0) {
-    if (d != nullptr && d->gpu != 0) throw FoldError("GPU 0 depends on another GPU");
+  if (storing()) {
+    if (d != nullptr && d->gpu != gpu_) {
+      throw FoldError("GPU " + std::to_string(gpu_) + " depends on another GPU");
+    }
     Chunk ch{bytes,
              stride,
              flags,
@@ -131,16 +143,18 @@ uint32_t FoldStream::chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t 
              real_last};
     refs_.insert(refs_.end(), sends.begin(), sends.end());
     refs_.insert(refs_.end(), recvs.begin(), recvs.end());
-    lane0_[local_].push_back(ch);
+    rep_[static_cast<size_t>(gpu_)][local_].push_back(ch);
   } else {
     const auto where = [&] {
       return "GPU " + std::to_string(gpu_) + " lane " + std::to_string(local_);
     };
-    if (at_ >= lane0_[local_].size()) throw FoldError(where() + " has more chunks than GPU 0's");
-    const Chunk& x = lane0_[local_][at_];
+    const std::vector<Chunk>& lane = rep_lane();
+    if (at_ >= lane.size()) throw FoldError(where() + " has more chunks than its representative's");
+    const Chunk& x = lane[at_];
     if (x.bytes != bytes || x.stride != stride || x.flags != flags || x.phase != phase ||
         x.sends != sends.size() || x.recvs != recvs.size()) {
-      throw FoldError(where() + " chunk " + std::to_string(at_) + " differs from GPU 0's");
+      throw FoldError(where() + " chunk " + std::to_string(at_) + " differs from GPU " +
+                      std::to_string(rot_.rep(gpu_)) + "'s");
     }
     if ((d == nullptr) != (x.dep_lane == kNone) ||
         (d != nullptr &&
@@ -157,10 +171,12 @@ uint32_t FoldStream::chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t 
 Schedule FoldStream::fold(Schedule s) {
   close_lane();
   gpu_ = -1;
-  for (size_t g = 1; g < lanes_per_gpu_.size(); ++g) {
-    if (lanes_per_gpu_[g] != lane0_.size()) {
-      throw FoldError("GPU " + std::to_string(g) + " has " + std::to_string(lanes_per_gpu_[g]) +
-                      " lanes, GPU 0 has " + std::to_string(lane0_.size()));
+  for (int g = rot_.reps(); g < rot_.size(); ++g) {
+    const size_t have = lanes_per_gpu_[static_cast<size_t>(g)];
+    const size_t want = rep_[static_cast<size_t>(rot_.rep(g))].size();
+    if (have != want) {
+      throw FoldError("GPU " + std::to_string(g) + " has " + std::to_string(have) + " lanes, GPU " +
+                      std::to_string(rot_.rep(g)) + " has " + std::to_string(want));
     }
   }
   const size_t nc = s.conns.size();
@@ -187,13 +203,13 @@ Schedule FoldStream::fold(Schedule s) {
     return it->second;
   };
   for (const auto& [cg, c0, g] : matches_) {
-    if (rotate(cg, rot_.neg(g)) != c0) {
+    if (rotate(cg, rot_.neg(rot_.shift(g))) != c0) {
       throw FoldError("GPU " + std::to_string(g) + " uses an unrotated connection");
     }
   }
-  std::vector<uint32_t> lanes0(s.lanes.size());  // s holds GPU 0's lanes alone
-  for (uint32_t l = 0; l < lanes0.size(); ++l) lanes0[l] = l;
-  return fold_onto_gpu0(s, lanes0, rot_, rotate);
+  std::vector<uint32_t> kept(s.lanes.size());  // s holds the representatives' lanes alone
+  for (uint32_t l = 0; l < kept.size(); ++l) kept[l] = l;
+  return fold_onto_reps(s, kept, rot_, rotate);
 }
 
 }  // namespace t3sim::collectives

@@ -1,11 +1,11 @@
-// Folding while a schedule is generated (ScheduleBuilder in fold mode): GPU 0's lanes are kept as
-// usual; every other GPU's chunk ops are compared with GPU 0's op at the same place (same lane
-// index among the GPU's lanes, same chunk index) as they are generated and then dropped, so a
-// folded schedule and its proof of symmetry need GPU 0's ops and the connections alone instead
-// of the whole schedule (which grows as GPUs x ring steps). The proof is fold_schedule's
-// (collectives/fold.h) at chunk level: a chunk's slices follow from its arguments.
-// Contract: GPU 0's lane k must be generated before any other GPU's lane k; FoldError otherwise,
-// and for every difference fold_schedule would reject. fold() returns what fold_schedule returns.
+// Folding while a schedule is generated (ScheduleBuilder in fold mode): the representatives' lanes
+// (GPUs [0, rot.reps()), mirror.h) are kept as usual; every other GPU g's chunk ops are compared
+// with rep(g)'s op at the same place (same lane index among the GPU's lanes, same chunk index) as
+// they are generated and then dropped, so a folded schedule and its proof of symmetry need the
+// representatives' ops and the connections alone. The proof is fold_schedule's (fold.h) at chunk
+// level: a chunk's slices follow from its arguments.
+// Contract: rep(g)'s lane k must be generated before GPU g's lane k; FoldError otherwise, and for
+// every difference fold_schedule would reject. fold() returns what fold_schedule returns.
 #pragma once
 
 #include <cstdint>
@@ -26,17 +26,17 @@ class FoldStream {
 
   // Called by ScheduleBuilder for every lane and chunk of every GPU, in generation order. A chunk
   // returns its handle (what the builder hands back as the chunk's id); `real_last` is the id of
-  // its last stored slice (GPU 0 only). `dep` is a handle or kNone.
+  // its last stored slice (representatives only). `dep` is a handle or kNone.
   void open_lane(int gpu, uint32_t channel);
   uint32_t chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t stride,
                  std::span<const uint32_t> sends, std::span<const uint32_t> recvs, uint32_t dep,
                  uint32_t real_last);
-  bool storing() const { return gpu_ == 0; }
-  // The stored op id of handle `h`'s last slice; h must be one of GPU 0's chunks.
+  bool storing() const { return gpu_ >= 0 && gpu_ < rot_.reps(); }
+  // The stored op id of handle `h`'s last slice; h must be one of a representative's chunks.
   uint32_t real(uint32_t h) const;
 
-  // Finishes the proof over `s` (GPU 0's lanes and ops, every connection) and returns the folded
-  // schedule, finalized.
+  // Finishes the proof over `s` (the representatives' lanes and ops, every connection) and returns
+  // the folded schedule, finalized.
   Schedule fold(Schedule s);
 
  private:
@@ -56,7 +56,8 @@ class FoldStream {
     uint32_t first;  // handle of its first chunk
   };
   const LaneRec& lane_of(uint32_t handle) const;
-  void grow(size_t n);  // per-connection arrays to at least n
+  const std::vector<Chunk>& rep_lane() const;  // the current lane's representative's
+  void grow(size_t n);                         // per-connection arrays to at least n
   void note_conn(uint32_t c, bool send, uint16_t fan);
   void match(uint32_t cg, uint32_t c0);
   void close_lane();
@@ -68,14 +69,14 @@ class FoldStream {
   uint32_t next_ = 0;   // next handle
   std::vector<uint32_t> lanes_per_gpu_;
   std::vector<LaneRec> lanes_;
-  std::vector<uint32_t> lane0_channel_;
-  std::vector<std::vector<Chunk>> lane0_;  // GPU 0's chunks by local lane
+  std::vector<std::vector<uint32_t>> rep_channel_;    // per representative, by local lane
+  std::vector<std::vector<std::vector<Chunk>>> rep_;  // per representative, chunks by local lane
   std::vector<uint32_t> refs_;
   // Per connection: key of its first send (sender GPU, lane, chunk, fan), chunk sends and receives,
   // and the lanes (global index) that send and receive on it.
   std::vector<uint64_t> key_;
   std::vector<uint32_t> nsend_, nrecv_, send_lane_, recv_lane_;
-  // (connection of GPU g, GPU 0's connection at the same place, g): checked when keys are known.
+  // (connection of GPU g, rep(g)'s connection at the same place, g): checked when keys are known.
   std::vector<std::pair<uint32_t, uint32_t>> lane_match_;  // the current lane's, deduplicated
   std::vector<std::tuple<uint32_t, uint32_t, int>> matches_;
 };

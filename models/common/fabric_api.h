@@ -48,7 +48,8 @@ class FabricApi {
   virtual int hops(int src, int dst) const = 0;
   // For a folded run: why the traffic of a rotation-symmetric schedule, GPU 0 sending to
   // `gpu0_dsts` and every GPU g to their rotations by g under `rot`, would not look the same from
-  // every GPU (empty: it does). A fabric that maps onto itself under rot says so at once.
+  // every GPU (empty: it does). A fabric that maps onto itself under rot says so at once. Under
+  // whole-node rotations `gpu0_dsts` holds every representative's destinations.
   virtual std::string fold_problem(const std::vector<int>& gpu0_dsts,
                                    const GpuRotation& rot) const {
     (void)gpu0_dsts, (void)rot;

@@ -1,11 +1,11 @@
 // Fabric::fold_problem: whether a rotation-symmetric schedule's traffic looks the same from every
 // GPU. A fabric whose kind maps links onto links under its rotations (Symmetry::kRotation,
-// kNodesByRails) passes at once. Otherwise (leaf-spine) the pairs are GPU 0's (0, d) and their
-// rotations (g, g + d) for every GPU g, and every pair's route is compared with the route of its
-// rotation onto GPU 0: the same number of hops with the same bandwidth, latency and credits, and
-// on every hop the same set of pairs sharing the link, rotated; and GPU 0's routes carry no other
-// GPU's pairs. Then GPU 0's links carry in a folded run exactly what they carry in the full run,
-// and every GPU's traffic meets the same links and neighbours.
+// kNodesByRails) passes at once. Otherwise (leaf-spine; whole-node rotations are refused there)
+// the pairs are GPU 0's (0, d) and their rotations (g, g + d) for every GPU g, and every pair's
+// route is compared with its rotation onto GPU 0's: the same number of hops with the same
+// bandwidth, latency and credits, on every hop the same set of pairs sharing the link, rotated;
+// and GPU 0's routes carry no other GPU's pairs. Then GPU 0's links carry in a folded run exactly
+// what they carry in the full run, and every GPU's traffic meets the same links and neighbours.
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -32,6 +32,7 @@ std::string Fabric::fold_problem(const std::vector<int>& gpu0_dsts,
   const TopologyKind* k = find_topology(topo_.kind);
   if (k == nullptr || k->symmetry == Symmetry::kNone) return "the fabric has no symmetry";
   if (k->symmetry != Symmetry::kNodesByRailsRouted) return {};
+  if (rot.whole_nodes) return "whole-node folding is not route-checked on leaf-spine fabrics";
   if (rot.size() != topo_.num_gpus) return "the rotation does not cover the fabric's GPUs";
   std::vector<int> dsts;
   for (const int d : gpu0_dsts) {

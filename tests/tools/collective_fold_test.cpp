@@ -1,9 +1,10 @@
 // Folded collective probes (tools/studies/probes.h, models/common/mirror.h): on one DGX H100 the
 // ring and NVLS all-reduce fold to GPU 0 alone and agree with the full 8-GPU run (ring within
 // 1 %, NVLS within 5 %: the full run's GPUs drift a little apart while every copy of a folded
-// piece shares GPU 0's links), and the hierarchical all-reduce on two DGX H100 nodes folds by node
-// x local rotation (within 2 %), with far fewer events; runs that cannot fold (multi-node ring, a
-// group that is not every GPU) fall back to the full run with its exact result.
+// piece shares GPU 0's links); the hierarchical all-reduce on two DGX H100 nodes folds by node
+// x local rotation (within 2 %), a flat ring across nodes onto node 0's GPUs by whole-node
+// rotations, with far fewer events; runs that cannot fold (a multi-node Tree, a group that is not
+// every GPU, whole nodes on a leaf-spine) fall back to the full run with its exact result.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kSource = T3SIM_SOURCE_DIR;
 studies::Env env() { return studies::Env{kSource / "configs", kSource}; }
+constexpr double kFlatRingTolerance = 0.05;
 
 collectives::CollectiveSpec all_reduce(uint64_t bytes, collectives::Algo algo, int gpus,
                                        bool fold) {
@@ -80,6 +82,42 @@ TEST(CollectiveFold, HierarchicalFoldsOnAStripedLeafSpine) {
       << "folded " << f.time_us << " us, full " << full.time_us << " us";
 }
 
+TEST(CollectiveFold, FlatRingFoldsOntoNodeZeroAcrossNodes) {
+  // A flat ring across 2 and 4 DGX H100 nodes: GPU 7 of every node sends over the NIC, so only
+  // whole-node rotations map the ring onto itself, and node 0's 8 GPUs stand for the others.
+  for (const int nodes : {2, 4}) {
+    const int gpus = nodes * 8;
+    const ConfigDoc sys = studies::load_system(
+        env(), "dgx-h100-2node",
+        {"fabric.nodes=" + std::to_string(nodes), "gpus=" + std::to_string(gpus)});
+    for (const auto kind : {collectives::Kind::kAllReduce, collectives::Kind::kReduceScatter,
+                            collectives::Kind::kAllGather}) {
+      collectives::CollectiveSpec spec =
+          all_reduce(uint64_t{16} << 20, collectives::Algo::kRing, gpus, true);
+      spec.kind = kind;
+      const auto f = studies::probe_collective(sys, spec);
+      spec.fold = false;
+      const auto full = studies::probe_collective(sys, spec);
+      const std::string what = std::to_string(nodes) + " nodes, " + full.how;
+      EXPECT_TRUE(f.folded) << what << ": " << f.how;
+      EXPECT_EQ(f.simulated, 8) << what;
+      EXPECT_LT(f.events * nodes * 3 / 4, full.events) << what;
+      EXPECT_LE(std::abs(f.time_us - full.time_us), kFlatRingTolerance * full.time_us)
+          << what << ": folded " << f.time_us << " us, full " << full.time_us << " us";
+    }
+  }
+}
+
+TEST(CollectiveFold, FlatRingOnALeafSpineRunsInFull) {
+  // Whole-node folding is not route-checked on leaf-spine fabrics: the full run stands.
+  const ConfigDoc sys =
+      studies::load_system(env(), "dgx-h100-128node", {"fabric.nodes=2", "gpus=16"});
+  const auto f = studies::probe_collective(
+      sys, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 16, true));
+  EXPECT_FALSE(f.folded);
+  EXPECT_NE(f.how.find("not route-checked"), std::string::npos) << f.how;
+}
+
 TEST(CollectiveFold, NvlsOffsetsNameEveryRanksShare) {
   collectives::Geometry g;
   g.kind = collectives::Kind::kAllReduce;
@@ -100,11 +138,12 @@ TEST(CollectiveFold, NvlsOffsetsNameEveryRanksShare) {
 TEST(CollectiveFold, AsymmetricRunsFallBackToTheFullRun) {
   const ConfigDoc two = studies::load_system(env(), "dgx-h100-2node", {});
   const auto f = studies::probe_collective(
-      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 16, true));
+      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kTree, 16, true));
   const auto full = studies::probe_collective(
-      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 16, false));
-  EXPECT_FALSE(f.folded);  // a ring across two nodes is not the same from every GPU
+      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kTree, 16, false));
+  EXPECT_FALSE(f.folded);  // the tree gives each node its own place: no rotation maps it
   EXPECT_EQ(f.time_us, full.time_us);
+  EXPECT_EQ(f.simulated, 16);
   const ConfigDoc one = studies::load_system(env(), "dgx-h100", {});
   const auto part = studies::probe_collective(
       one, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 4, true));

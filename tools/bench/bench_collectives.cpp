@@ -7,12 +7,15 @@
 // 16: dgx-h100-2node; larger: dgx-h100-128node with "nodes" (and "gpus") replaced. --fold runs
 // the folded collective (System with one active GPU, remote memory folded, spec.fold): only GPU
 // 0's memory path is simulated; a fabric that is not the same from every GPU fails the case.
+// --whole-nodes folds onto node 0's GPUs under whole-node rotations instead (a flat ring across
+// nodes; System with a node's GPUs active).
 // --build-only stops after building (no events); with --fold on a fabric that cannot fold it builds
 // the one-GPU system alone (what a folded run would pay). --algo picks the algorithm (auto: the
 // library's choice; the flow model then runs ring on one node, NVLS needs packets); --placement
 // the leaf-spine's node placement (striped: consecutive nodes on different leaves, which lets a
 // hierarchical all-reduce fold).
-// Usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N] [--algo A]
+// Usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--whole-nodes] [--bytes N] [--algo
+// A]
 // [--placement blocked|striped] [--build-only] [GPUS...]. Without GPUS: the scale series, folded
 // packet runs of 8 (NVLS), 16 (two-level) and 64, 256, 1024 GPUs (striped leaf-spine), hierarchical
 // across nodes. Unfolded runs of 256 and more GPUs simulate every GPU's memory path: hours here.
@@ -45,6 +48,7 @@ struct Case {
   int gpus = 8;
   std::string model = "flow";
   bool fold = false;
+  bool whole_nodes = false;  // with fold: node 0's GPUs stand for the others
   bool build_only = false;
   uint64_t bytes = uint64_t{1} << 30;
   std::string algo = "auto";
@@ -88,8 +92,8 @@ struct Row {
 void print_row(const Case& k, const Row& r) {
   std::printf("%6d  %-6s  %-12s  %-7s  %-4s  %8.3f  %8.1f  %8.3f  %8.3f  %12llu  %8.1f  %10.1f\n",
               k.gpus, k.model.c_str(), k.algo.c_str(), k.gpus > 16 ? k.placement.c_str() : "-",
-              k.fold ? "yes" : "no", r.system_s, r.system_mb, r.build_s, r.wall_s,
-              static_cast<unsigned long long>(r.events), peak_rss_mb(), r.sim_us);
+              k.fold ? (k.whole_nodes ? "node" : "yes") : "no", r.system_s, r.system_mb, r.build_s,
+              r.wall_s, static_cast<unsigned long long>(r.events), peak_rss_mb(), r.sim_us);
   std::fflush(stdout);
 }
 
@@ -99,7 +103,9 @@ int run_case(const Case& k) {
     const auto t0 = std::chrono::steady_clock::now();
     const ConfigDoc doc = machine(k);
     Simulator sim;
-    t3sim::system::System sys(sim, ConfigNode::root(doc), k.fold ? 1 : 0);
+    const int per_node = doc.root["fabric"].value("gpus_per_node", k.gpus);
+    t3sim::system::System sys(sim, ConfigNode::root(doc),
+                              k.fold ? (k.whole_nodes ? per_node : 1) : 0);
     Row row;
     row.system_s = seconds_since(t0);
     row.system_mb = peak_rss_mb();
@@ -122,7 +128,10 @@ int run_case(const Case& k) {
     spec.kind = t3sim::collectives::Kind::kAllReduce;
     spec.bytes = k.bytes;
     spec.fold = k.fold;
-    if (k.fold) spec.fold_rotation = *rot;
+    if (k.fold) {
+      spec.fold_rotation = *rot;
+      spec.fold_rotation.whole_nodes = k.whole_nodes;
+    }
     spec.algo = t3sim::collectives::parse_algo(k.algo, "--algo");
     // The default on one DGX H100 is NVLS, which reduces in the switch: packets only.
     if (k.model == "flow" && k.gpus == 8 && k.algo == "auto") {
@@ -164,7 +173,8 @@ int run_forked(const Case& k) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--bytes N] "
+               "usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--whole-nodes] "
+               "[--bytes N] "
                "[--algo A] [--placement blocked|striped] [--build-only] [GPUS (x8)...]\n");
   return 2;
 }
@@ -194,6 +204,10 @@ int main(int argc, char** argv) {
     if (a == "--placement" && i + 1 < argc) {
       proto.placement = argv[++i];
       if (proto.placement != "blocked" && proto.placement != "striped") return usage();
+      continue;
+    }
+    if (a == "--whole-nodes") {
+      proto.fold = proto.whole_nodes = true;
       continue;
     }
     if (a == "--fold" || a == "--build-only") {

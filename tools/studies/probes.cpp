@@ -118,12 +118,18 @@ P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes) {
 
 namespace {
 
+// `fold`: simulate the representatives of the fabric's rotations alone: GPU 0, or with
+// `whole_nodes` node 0's GPUs. `seen` receives the fabric's rotations once the system is built.
 CollectiveProbe probe_once(const ConfigDoc& system, collectives::CollectiveSpec spec,
-                           Timeline* timeline, bool fold) {
+                           Timeline* timeline, bool fold, bool whole_nodes = false,
+                           std::optional<common::GpuRotation>* seen = nullptr) {
   Simulator sim;
   sim.set_timeline(timeline);
-  system::System sys(sim, ConfigNode::root(system), fold ? 1 : 0);
-  const std::optional<common::GpuRotation> rot = sys.fabric().symmetry();
+  const int per_node = whole_nodes && seen != nullptr && *seen ? (*seen)->per_node : 1;
+  system::System sys(sim, ConfigNode::root(system), fold ? per_node : 0);
+  std::optional<common::GpuRotation> rot = sys.fabric().symmetry();
+  if (seen != nullptr) *seen = rot;
+  if (rot) rot->whole_nodes = whole_nodes;
   if (fold && !rot) {
     throw common::FoldError("the '" + sys.fabric().topology().kind +
                             "' fabric is not the same from every GPU");
@@ -144,10 +150,12 @@ CollectiveProbe probe_once(const ConfigDoc& system, collectives::CollectiveSpec 
   CollectiveProbe p;
   p.time_us = c.elapsed().to_us();
   p.folded = fold;
+  p.simulated = fold ? c.fold_rotation().reps() : sys.machine().size();
   p.events = sim.events();
   p.how = std::string(to_string(c.algo())) + "/" + to_string(c.protocol()) + "/" +
           to_string(c.executor()) + "/" + std::to_string(c.channels()) + "ch" +
-          (fold ? "/folded" : "");
+          (fold ? "/folded" : "") +
+          (p.simulated > 1 && fold ? " onto " + std::to_string(p.simulated) + " GPUs" : "");
   return p;
 }
 
@@ -155,13 +163,23 @@ CollectiveProbe probe_once(const ConfigDoc& system, collectives::CollectiveSpec 
 
 CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec,
                                  Timeline* timeline) {
-  // A traced run shows every GPU; otherwise fold when the run is rotation-symmetric.
+  // A traced run shows every GPU; otherwise fold when the run is rotation-symmetric: onto GPU 0,
+  // else (a flat ring across nodes) onto node 0's GPUs under whole-node rotations.
   if (timeline == nullptr && spec.fold) {
+    std::optional<common::GpuRotation> rot;
     try {
-      return probe_once(system, spec, nullptr, true);
+      return probe_once(system, spec, nullptr, true, false, &rot);
     } catch (const common::FoldError& e) {
+      std::string why = e.what();
+      if (rot && rot->nodes > 1) {
+        try {
+          return probe_once(system, spec, nullptr, true, true, &rot);
+        } catch (const common::FoldError& w) {
+          why = w.what();
+        }
+      }
       CollectiveProbe p = probe_once(system, spec, timeline, false);
-      p.how += std::string(" (") + e.what() + ")";
+      p.how += " (" + why + ")";
       return p;
     }
   }

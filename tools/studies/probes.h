@@ -60,12 +60,14 @@ P2pProbe probe_p2p(const ConfigDoc& system, int src, int dst, uint64_t bytes);
 struct CollectiveProbe {
   double time_us = 0;
   std::string how;      // algorithm/protocol/executor/channels chosen
-  bool folded = false;  // GPU 0 alone stood for the group (models/common/mirror.h)
+  bool folded = false;  // representatives stood for the group (models/common/mirror.h)
+  int simulated = 0;    // GPUs simulated: 1 or node 0's when folded, else the group's machine
   uint64_t events = 0;  // simulator events processed
 };
 // One collective of `spec` (its group, size and element width as given). With `spec.fold`, it
-// simulates GPU 0 alone when the run is rotation-symmetric (models/common/mirror.h) and every GPU
-// otherwise. With `timeline`, every GPU is simulated and recorded into it (sim/timeline.h).
+// simulates GPU 0 alone when the run is rotation-symmetric (models/common/mirror.h), else node
+// 0's GPUs when it is under whole-node rotations (a flat ring across nodes), else every GPU. With
+// `timeline`, every GPU is simulated and recorded into it (sim/timeline.h).
 CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec,
                                  Timeline* timeline = nullptr);
 

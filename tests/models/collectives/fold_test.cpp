@@ -6,24 +6,16 @@
 #include <gtest/gtest.h>
 
 #include "models/common/mirror.h"
+#include "tests/models/collectives/fold_helpers.h"
 
 namespace t3sim::collectives {
 namespace {
 
-common::GpuRotation cyclic(int n) { return common::GpuRotation{1, n}; }
+using testing::expect_balanced;
+using testing::expect_same;
+using testing::ring_geo;
 
-Geometry ring_geo(Kind k, uint64_t bytes, int n, uint32_t channels) {
-  Geometry g;
-  g.kind = k;
-  g.bytes = bytes;
-  g.channels = channels;
-  g.elem_bytes = 2;
-  for (int i = 0; i < n; ++i) g.ranks.push_back(i);
-  g.chunk = 2 << 20;
-  g.slices_per_chunk = 2;
-  g.slice_floor = (1 << 20) / 32;
-  return g;
-}
+common::GpuRotation cyclic(int n) { return common::GpuRotation{1, n}; }
 
 TEST(FoldSchedule, RingKeepsGpuZeroAndPairsItsOwnConnections) {
   const int n = 8;
@@ -42,13 +34,7 @@ TEST(FoldSchedule, RingKeepsGpuZeroAndPairsItsOwnConnections) {
       EXPECT_EQ(c.dst, 1);
       EXPECT_EQ(f.lanes[c.send_lane].channel, f.lanes[c.recv_lane].channel);
     }
-    uint64_t sent = 0, received = 0;
-    for (const Op& op : f.ops) {
-      sent += op.bytes * op.sends;
-      received += op.bytes * op.recvs;
-    }
-    EXPECT_EQ(sent, received);
-    EXPECT_GT(sent, 0u);
+    expect_balanced(f);
   }
 }
 
@@ -91,12 +77,7 @@ TEST(FoldSchedule, HierarchicalAllReduceFoldsByNodeAndLocalRotationOnly) {
     inter = inter || c.inter_node;
   }
   EXPECT_TRUE(inter);
-  uint64_t sent = 0, received = 0;
-  for (const Op& op : f.ops) {
-    sent += op.bytes * op.sends;
-    received += op.bytes * op.recvs;
-  }
-  EXPECT_EQ(sent, received);
+  expect_balanced(f);
 }
 
 TEST(FoldSchedule, TreeAllReduceIsRefused) {  // tree roles differ by node
@@ -104,28 +85,6 @@ TEST(FoldSchedule, TreeAllReduceIsRefused) {  // tree roles differ by node
   g.gpus_per_node = 8;
   g.min_chunk = 1 << 20;
   EXPECT_THROW(fold_schedule(make_tree(g), common::GpuRotation{4, 8}), common::FoldError);
-}
-
-// Folding while generating (fold_stream.h) gives exactly fold_schedule's result.
-void expect_same(const Schedule& a, const Schedule& b) {
-  ASSERT_EQ(a.ops.size(), b.ops.size());
-  ASSERT_EQ(a.lanes.size(), b.lanes.size());
-  ASSERT_EQ(a.conns.size(), b.conns.size());
-  EXPECT_EQ(a.conn_refs, b.conn_refs);
-  for (size_t i = 0; i < a.ops.size(); ++i) {
-    const Op& x = a.ops[i];
-    const Op& y = b.ops[i];
-    EXPECT_TRUE(x.offset == y.offset && x.bytes == y.bytes && x.flags == y.flags &&
-                x.dep == y.dep && x.sends == y.sends && x.recvs == y.recvs &&
-                x.send_list == y.send_list && x.recv_list == y.recv_list)
-        << "op " << i;
-  }
-  for (size_t c = 0; c < a.conns.size(); ++c) {
-    EXPECT_TRUE(a.conns[c].dst == b.conns[c].dst && a.conns[c].max_bytes == b.conns[c].max_bytes &&
-                a.conns[c].send_lane == b.conns[c].send_lane &&
-                a.conns[c].recv_lane == b.conns[c].recv_lane)
-        << "connection " << c;
-  }
 }
 
 TEST(FoldStream, GeneratingFoldedEqualsFoldingTheWholeSchedule) {
