@@ -21,7 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kSource = T3SIM_SOURCE_DIR;
 studies::Env env() { return studies::Env{kSource / "configs", kSource}; }
-constexpr double kFlatRingTolerance = 0.05;
+// Flat ring across 2 and 4 nodes, 16 MiB: folded and full runs differ by at most 0.3 %.
+constexpr double kFlatRingTolerance = 0.01;
 
 collectives::CollectiveSpec all_reduce(uint64_t bytes, collectives::Algo algo, int gpus,
                                        bool fold) {
