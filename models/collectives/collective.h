@@ -39,7 +39,8 @@ struct CollectiveSpec {
   bool fold = false;
   // The rotations the fabric allows (per_node 0: the machine's GPUs as one cyclic group). When a
   // multi-node node x local rotation does not fold, whole-node rotations are tried if the machine
-  // simulates node 0's GPUs (else the FoldError stands); whole_nodes set: those alone.
+  // simulates node 0's GPUs (else the FoldError stands); whole_nodes set: those alone. The
+  // caller folds RemoteMemory with Collective::fold_rotation(), the rotation that held.
   common::GpuRotation fold_rotation{1, 0};
 };
 

@@ -134,14 +134,14 @@ CollectiveProbe probe_once(const ConfigDoc& system, collectives::CollectiveSpec 
     throw common::FoldError("the '" + sys.fabric().topology().kind +
                             "' fabric is not the same from every GPU");
   }
-  if (fold) {
-    sys.machine().remote->fold(nullptr);
-    spec.fold_rotation = *rot;
-  }
+  if (fold) spec.fold_rotation = *rot;
   if (timeline != nullptr) system::name_processes(*timeline, sys.active_gpus());
   const collectives::LibraryConfig lib = sys.collectives();
   spec.fold = fold;
   collectives::Collective c(sim, &sys, "probe", sys.machine(), lib, spec);
+  // Accesses for the GPUs left out land at the representatives of the rotation the collective
+  // folded under (c.fold_rotation()).
+  if (fold) sys.machine().remote->fold(nullptr);
   sim.elaborate();
   c.start(nullptr, 0);
   sim.run();

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "models/collectives/collective.h"
+#include "models/common/mirror.h"
 #include "models/fabric/fabric.h"
 #include "models/system/system.h"
 #include "sim/simulator.h"
@@ -125,6 +126,38 @@ TEST(SystemCollective, EveryKindRunsOnAWholeSystem) {
   const Result ar = all_reduce("dgx-a100", 64 << 20);
   EXPECT_LT(rs.us, ar.us);
   EXPECT_GT(rs.us, ar.us / 3);
+}
+
+// A flat ring across two DGX H100 nodes does not fold under node x local rotation; on a system
+// that simulates node 0's GPUs the collective retries with whole-node rotations and node 0's 8
+// GPUs stand for all 16 (within 1 % of the full run); with GPU 0 alone it cannot.
+TEST(SystemCollective, FlatRingFoldsOntoNodeZeroInPlace) {
+  const ConfigDoc doc = system::load_system_config("dgx-h100-2node", kConfigs);
+  CollectiveSpec s;
+  s.bytes = uint64_t{4} << 20;
+  s.algo = Algo::kRing;
+  s.fold = true;
+  s.fold_rotation = common::GpuRotation{2, 8};
+  {
+    Simulator sim;
+    system::System one(sim, ConfigNode::root(doc), 1);
+    EXPECT_THROW(Collective(sim, &one, "coll", one.machine(), one.collectives(), s),
+                 common::FoldError);
+  }
+  Simulator sim;
+  system::System sys(sim, ConfigNode::root(doc), 8);
+  Collective c(sim, &sys, "coll", sys.machine(), sys.collectives(), s);
+  EXPECT_TRUE(c.fold_rotation().whole_nodes);
+  sys.machine().remote->fold(nullptr);
+  for (const Lane& l : c.schedule().lanes) EXPECT_LT(l.gpu, 8);
+  sim.elaborate();
+  c.start(nullptr, 0);
+  sim.run();
+  sim.finish();
+  ASSERT_TRUE(c.done());
+  const Result full = run("dgx-h100-2node", Kind::kAllReduce, s.bytes, Algo::kRing);
+  EXPECT_NEAR(c.elapsed().to_us(), full.us, 0.01 * full.us);
+  EXPECT_LT(sim.events() * 3 / 2, full.events);
 }
 
 }  // namespace
