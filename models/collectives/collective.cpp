@@ -81,7 +81,8 @@ void Collective::fold(Geometry g, const common::GpuRotation& rot) {
     throw common::FoldError("NCCL's Tree gives each node its own place in the tree");
   }
   if (algo_ == Algo::kNvls) {  // NVLS also needs every GPU's offsets: fold the whole schedule
-    if (rot.nodes != 1 || rot.reps() != 1) throw common::FoldError("NVLS across nodes");
+    if (rot.nodes != 1) throw common::FoldError("NVLS across nodes");
+    if (rot.reps() != 1) throw common::FoldError("NVLS onto several representatives");
     const Schedule full = algorithm(algo_).build(g);
     schedule_ = fold_schedule(full, rot);
     fold_offsets_ = fold_offsets(full, rot);
