@@ -116,7 +116,7 @@ int run_case(const Case& k) {
                      k.gpus, sys.fabric().topology().kind.c_str());
         return 1;
       }
-      sys.machine().remote->fold(nullptr);
+      sys.machine().remote->fold(nullptr, *rot);
     }
     t3sim::collectives::CollectiveSpec spec;
     spec.kind = t3sim::collectives::Kind::kAllReduce;

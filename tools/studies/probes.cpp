@@ -129,7 +129,7 @@ CollectiveProbe probe_once(const ConfigDoc& system, collectives::CollectiveSpec 
                             "' fabric is not the same from every GPU");
   }
   if (fold) {
-    sys.machine().remote->fold(nullptr);
+    sys.machine().remote->fold(nullptr, *rot);
     spec.fold_rotation = *rot;
   }
   if (timeline != nullptr) system::name_processes(*timeline, sys.active_gpus());
