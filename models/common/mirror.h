@@ -19,9 +19,10 @@ namespace t3sim::common {
 class MirrorMap {
  public:
   virtual ~MirrorMap() = default;
-  // Rewrites (addr, tile) of an access addressed to GPU `dst` into GPU 0's view (rotation by
-  // -dst). Accesses outside the rank-indexed buffers keep their address and tile.
-  virtual void to_gpu0(int dst, uint64_t& addr, uint32_t& tile) const = 0;
+  // Rewrites (addr, tile) of an access addressed to GPU `dst` into the view of GPU `rep`, the
+  // simulated GPU that stands for it (rotation by rep - dst ring positions; rep is 0 when one GPU
+  // stands for all). Accesses outside the rank-indexed buffers keep their address and tile.
+  virtual void to_rep(int dst, int rep, uint64_t& addr, uint32_t& tile) const = 0;
 };
 
 // The rotations a folded run relies on. GPU g is (node g / per_node, local g % per_node); rotating

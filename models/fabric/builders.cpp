@@ -142,9 +142,19 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
   return std::nullopt;
 }
 
-bool rotation_symmetric(const FabricConfig& cfg) {
+std::optional<common::GpuRotation> sublayer_rotation(const FabricConfig& cfg) {
   const TopologyKind* k = find_topology(cfg.topology);
-  return k != nullptr && k->symmetry == Symmetry::kRotation;
+  const int per_node = cfg.gpus_per_node;
+  const int gpus = cfg.nodes > 0 ? cfg.nodes * per_node : cfg.gpus;
+  if (k == nullptr || gpus < 1) return std::nullopt;
+  if (k->symmetry == Symmetry::kRotation) return common::GpuRotation{1, gpus};
+  const bool one_leaf_group =
+      k->symmetry == Symmetry::kNodesByRailsRouted && cfg.nodes <= cfg.nodes_per_leaf;
+  if ((k->symmetry != Symmetry::kNodesByRails && !one_leaf_group) || per_node < 1) {
+    return std::nullopt;
+  }
+  if (gpus <= per_node) return common::GpuRotation{1, gpus};  // one node: one switch plane
+  return common::GpuRotation{gpus / per_node, per_node, true};
 }
 
 Topology build_topology(const FabricConfig& cfg) {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/common/mirror.h"
 #include "models/fabric/specs.h"
 #include "models/fabric/topology.h"
 
@@ -60,8 +61,13 @@ struct SizeProblem {
 };
 // First inconsistency of sizes and port counts (gpus vs nodes x gpus_per_node, ports), if any.
 std::optional<SizeProblem> check_sizes(const FabricConfig& cfg);
-// True if cfg's topology is symmetric under one rotation of all GPU ids (Symmetry::kRotation).
-bool rotation_symmetric(const FabricConfig& cfg);
+// The rotations a sublayer's folded run relies on (models/common/mirror.h), if the topology has
+// them: one rotation of all GPU ids (Symmetry::kRotation), or whole-node rotations of a two-level
+// fabric with several nodes (a flat ring across nodes maps onto itself only under those; node 0's
+// GPUs are simulated). A leaf-spine fabric whose nodes all sit under one leaf per rail is a
+// two-level fabric; past one leaf group its symmetry holds only for traffic whose routes
+// fold_problem checks, and a sublayer's traffic is not checked, so it has none here.
+std::optional<common::GpuRotation> sublayer_rotation(const FabricConfig& cfg);
 // Builds the graph of cfg.topology. ModelError on an unknown name or bad sizes; configs never get
 // here with those: parse_fabric_config rejects them first as ConfigErrors naming the key.
 Topology build_topology(const FabricConfig& cfg);

@@ -31,11 +31,6 @@ Fabric::Fabric(Simulator& sim, Component* parent, std::string name, Topology top
 
 Fabric::~Fabric() = default;
 
-bool Fabric::rotation_symmetric() const {
-  const TopologyKind* k = find_topology(topo_.kind);
-  return k != nullptr && k->symmetry == Symmetry::kRotation;
-}
-
 std::optional<common::GpuRotation> Fabric::symmetry() const {
   const TopologyKind* k = find_topology(topo_.kind);
   if (k == nullptr || k->symmetry == Symmetry::kNone) return std::nullopt;

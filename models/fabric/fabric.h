@@ -67,9 +67,6 @@ class Fabric final : public Component,
   const FluidNet* fluid() const { return fluid_.get(); }
 
   const Topology& topology() const { return topo_; }
-  // True if every GPU sees the same fabric up to a rotation of GPU ids (ring, fully connected,
-  // one switch): folded runs need it.
-  bool rotation_symmetric() const;
   // The rotations that map this fabric's GPUs onto themselves (models/common/mirror.h), if any: one
   // over every GPU, or node x local on a two-level or leaf-spine fabric (the latter maps links
   // onto links only for traffic fold_problem() accepts). Collective folding uses it.

@@ -40,9 +40,10 @@ void RemoteMemory::post(const RemoteAccess& a) {
 
 void RemoteMemory::delivered(uint64_t tag) {
   RemoteAccess& a = slots_[tag];
-  if (folded_ && a.dst != 0) {
-    if (mirror_ != nullptr) mirror_->to_gpu0(a.dst, a.addr, a.tile);
-    a.dst = 0;
+  if (folded_ && a.dst >= rot_.reps()) {
+    const int rep = rot_.rep(a.dst);
+    if (mirror_ != nullptr) mirror_->to_rep(a.dst, rep, a.addr, a.tile);
+    a.dst = rep;
   }
   IngressGate* gate = gates_[static_cast<size_t>(a.dst)];
   if (gate != nullptr && a.tile != common::kNoTile) {

@@ -57,11 +57,13 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   uint64_t bytes_posted(int gpu) const { return posted_[static_cast<size_t>(gpu)]; }
   uint64_t bytes_landed(int gpu) const { return landed_[static_cast<size_t>(gpu)]; }
   size_t outstanding() const { return live_; }
-  // Folded run (models/common/mirror.h): an access for GPU d != 0 crosses the fabric to d, then
-  // lands at GPU 0 with its address and tile rotated by `map` (nullptr: unchanged).
-  void fold(const common::MirrorMap* map) {
+  // Folded run (models/common/mirror.h): an access for a GPU d that `rot` does not simulate
+  // crosses the fabric to d, then lands at rot.rep(d) with its address and tile rotated by `map`
+  // (nullptr: unchanged).
+  void fold(const common::MirrorMap* map, const common::GpuRotation& rot) {
     folded_ = true;
     mirror_ = map;
+    rot_ = rot;
   }
   void set_gate(int dst, IngressGate* gate) { gates_[static_cast<size_t>(dst)] = gate; }
   // Re-offers parked tiles of `dst` to its gate in arrival order, stopping at the first refusal.
@@ -89,6 +91,7 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
   size_t live_ = 0;
   bool folded_ = false;
   const common::MirrorMap* mirror_ = nullptr;
+  common::GpuRotation rot_;
   Counter messages_;
   Counter bytes_;
   Counter parked_count_;

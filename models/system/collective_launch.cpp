@@ -64,6 +64,7 @@ std::unique_ptr<CollectiveRun> launch_collective(Scenario& sc, CollOp op, CollEx
   spec.elem_bytes = elem_bytes;
   spec.buffer_addr = addrs;
   spec.fold = sc.folded();
+  if (spec.fold) spec.fold_rotation = sc.rotation();
   return std::make_unique<Run>(sc, std::move(spec), std::move(then), sc.next_serial());
 }
 

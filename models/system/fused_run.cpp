@@ -90,7 +90,7 @@ SublayerResult run_fused(const ModeRun& run) {
   std::unique_ptr<common::MirrorMap> mirror;
   if (sc.folded()) {
     mirror = t3::make_mirror(in);
-    sc.machine().remote->fold(mirror.get());
+    sc.machine().remote->fold(mirror.get(), sc.rotation());
   }
   uint32_t owned = 0;
   for (const auto& plan : plans) owned += static_cast<uint32_t>(plan.owned_tiles.size());

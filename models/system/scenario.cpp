@@ -1,5 +1,6 @@
 #include "models/system/scenario.h"
 
+#include <optional>
 #include <string>
 
 #include "models/common/mirror.h"
@@ -10,15 +11,24 @@
 
 namespace t3sim::system {
 
+namespace {
+std::optional<common::GpuRotation> fold_rotation(const ConfigDoc& doc) {
+  const BoundParams b = bind(system_params(), ConfigNode::root(doc));
+  return fabric::sublayer_rotation(
+      fabric::parse_fabric_config(b.node("fabric"), static_cast<int>(b.integer("gpus"))));
+}
+}  // namespace
+
 Scenario::Scenario(const ConfigDoc& doc, uint64_t seed, Timeline* tracer, bool fold)
     : sim_(seed), file_(doc.file), fold_(fold) {
   sim_.set_timeline(tracer);
-  system_ = std::make_unique<System>(sim_, ConfigNode::root(doc), fold_ ? 1 : 0);
-  if (fold_ && !system_->fabric().rotation_symmetric()) {
-    throw common::FoldError("the '" + system_->fabric().topology().kind +
-                            "' fabric is not the same from every GPU");
+  if (fold_) {
+    const std::optional<common::GpuRotation> rot = fold_rotation(doc);
+    if (!rot) throw common::FoldError("the fabric is not the same from every GPU or node");
+    rot_ = *rot;
   }
-  if (fold_) machine().remote->fold(nullptr);
+  system_ = std::make_unique<System>(sim_, ConfigNode::root(doc), fold_ ? rot_.reps() : 0);
+  if (fold_) machine().remote->fold(nullptr, rot_);
   if (tracer != nullptr) name_processes(*tracer, active());
   const auto txn = static_cast<uint32_t>(spec().txn.count());
   for (int g = 0; g < active(); ++g) {
@@ -36,20 +46,12 @@ void name_processes(Timeline& tl, int gpus) {
   tl.process(Timeline::kFabricPid, "fabric");
 }
 
-namespace {
-bool symmetric_fabric(const ConfigDoc& doc) {
-  const BoundParams b = bind(system_params(), ConfigNode::root(doc));
-  return fabric::rotation_symmetric(
-      fabric::parse_fabric_config(b.node("fabric"), static_cast<int>(b.integer("gpus"))));
-}
-}  // namespace
-
 bool can_fold(const ConfigDoc& doc, const ModeSpec& mode) {
-  return mode.simulated && symmetric_fabric(doc);
+  return mode.simulated && fold_rotation(doc).has_value();
 }
 
 bool can_fold(const ConfigDoc& doc, Piece piece) {
-  return piece != Piece::kRsNmc && symmetric_fabric(doc);
+  return piece != Piece::kRsNmc && fold_rotation(doc).has_value();
 }
 
 void Scenario::allocate(const gpu::GemmShape& shape, uint32_t elem_bytes) {

@@ -1,9 +1,10 @@
 // Scenario: one simulation of a sublayer phase: a fresh Simulator and System, the GEMM's buffers
 // on every GPU, and small completion joins. Every mode runner builds one or more of these.
-// A folded scenario (models/common/mirror.h) simulates GPU 0 alone on the whole fabric: runners
-// launch work on GPUs [0, active()) and traffic totals are scaled by the GPU count, so results
-// read as for the whole machine. Folding needs a fabric that looks the same from every GPU (ring,
-// fully connected, one switch): common::FoldError otherwise.
+// A folded scenario (models/common/mirror.h) simulates GPU 0 alone on the whole fabric, or node
+// 0's GPUs on a multi-node two-level fabric: runners launch work on GPUs [0, active()) and traffic
+// totals are scaled by gpus() / active(), so results read as for the whole machine. Folding needs a
+// fabric that looks the same from every GPU (ring, fully connected, one switch) or every node
+// (two-level): common::FoldError otherwise.
 // Contract: finish() runs the end-of-run invariants of every component (ModelError on violation).
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "models/common/memory.h"
+#include "models/common/mirror.h"
 #include "models/gpu/gemm_kernel.h"
 #include "models/system/mode.h"
 #include "models/system/system.h"
@@ -57,8 +59,11 @@ class Scenario {
   gpu::Machine& machine() { return system_->machine(); }
   int gpus() const { return system_->num_gpus(); }
   bool folded() const { return fold_; }
-  int active() const { return fold_ ? 1 : gpus(); }  // GPUs that run work
-  uint64_t scale() const { return fold_ ? static_cast<uint64_t>(gpus()) : 1; }
+  // GPUs that run work: [0, active()).
+  int active() const { return fold_ ? rot_.reps() : gpus(); }
+  // The rotations a folded run relies on (the fabric's sublayer_rotation).
+  const common::GpuRotation& rotation() const { return rot_; }
+  uint64_t scale() const { return fold_ ? static_cast<uint64_t>(gpus() / rot_.reps()) : 1; }
   const gpu::GpuSpec& spec() const { return system_->gpu_spec(); }
 
   // Allocates A [M x K], B [K x N] and C [M x N] on every GPU. ConfigError (naming the system's
@@ -89,6 +94,7 @@ class Scenario {
   std::string file_;  // the system document, for errors
   std::unique_ptr<System> system_;
   bool fold_ = false;
+  common::GpuRotation rot_;
   std::vector<GemmBuffers> buffers_;
   std::vector<std::unique_ptr<gpu::MemStream>> reads_;
   std::vector<std::unique_ptr<gpu::MemStream>> stores_;

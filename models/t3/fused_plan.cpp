@@ -83,16 +83,17 @@ class ChunkMirror final : public common::MirrorMap {
     }
     bytes_ = l_.proto.shape.m * l_.proto.shape.n * l_.proto.elem_bytes;
   }
-  void to_gpu0(int dst, uint64_t& addr, uint32_t& tile) const override {
+  void to_rep(int dst, int rep, uint64_t& addr, uint32_t& tile) const override {
     const auto d = static_cast<size_t>(dst);
     if (tile == common::kNoTile || tile >= chunk_of_.size() || addr < out_[d] ||
         addr >= out_[d] + bytes_) {
       return;
     }
     const auto n = static_cast<uint32_t>(l_.chunks.size());
-    const uint32_t c = (chunk_of_[tile] + n - static_cast<uint32_t>(dst) % n) % n;
+    const uint32_t by = static_cast<uint32_t>(dst - rep) % n;  // ring position = GPU id
+    const uint32_t c = (chunk_of_[tile] + n - by) % n;
     const uint32_t t = l_.chunks[c][index_of_[tile]];
-    addr = out_[0] + l_.offset[t] + (addr - out_[d] - l_.offset[tile]);
+    addr = out_[static_cast<size_t>(rep)] + l_.offset[t] + (addr - out_[d] - l_.offset[tile]);
     tile = t;
   }
 

@@ -14,11 +14,11 @@
 // library's choice; the flow model then runs ring on one node, NVLS needs packets); --placement
 // the leaf-spine's node placement (striped: consecutive nodes on different leaves, which lets a
 // hierarchical all-reduce fold).
-// Usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--whole-nodes] [--bytes N] [--algo
-// A]
-// [--placement blocked|striped] [--build-only] [GPUS...]. Without GPUS: the scale series, folded
-// packet runs of 8 (NVLS), 16 (two-level) and 64, 256, 1024 GPUs (striped leaf-spine), hierarchical
-// across nodes. Unfolded runs of 256 and more GPUs simulate every GPU's memory path: hours here.
+// Usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--whole-nodes] [--bytes N]
+// [--algo A] [--placement blocked|striped] [--build-only] [GPUS...]. Without GPUS: the scale
+// series, folded packet runs of 8 (NVLS), 16 (two-level) and 64, 256, 1024 GPUs (striped
+// leaf-spine), hierarchical across nodes. Unfolded runs of 256 and more GPUs simulate every GPU's
+// memory path: hours here.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,7 +109,8 @@ int run_case(const Case& k) {
     Row row;
     row.system_s = seconds_since(t0);
     row.system_mb = peak_rss_mb();
-    const std::optional<t3sim::common::GpuRotation> rot = sys.fabric().symmetry();
+    std::optional<t3sim::common::GpuRotation> rot = sys.fabric().symmetry();
+    if (rot) rot->whole_nodes = k.whole_nodes;
     const bool symmetric = rot.has_value();
     if (k.fold && k.build_only && !symmetric) {  // the one-GPU system a folded run would build
       row.build_s = row.wall_s = row.system_s;
@@ -122,16 +123,13 @@ int run_case(const Case& k) {
                      k.gpus, sys.fabric().topology().kind.c_str());
         return 1;
       }
-      sys.machine().remote->fold(nullptr);
+      sys.machine().remote->fold(nullptr, *rot);
     }
     t3sim::collectives::CollectiveSpec spec;
     spec.kind = t3sim::collectives::Kind::kAllReduce;
     spec.bytes = k.bytes;
     spec.fold = k.fold;
-    if (k.fold) {
-      spec.fold_rotation = *rot;
-      spec.fold_rotation.whole_nodes = k.whole_nodes;
-    }
+    if (k.fold) spec.fold_rotation = *rot;
     spec.algo = t3sim::collectives::parse_algo(k.algo, "--algo");
     // The default on one DGX H100 is NVLS, which reduces in the switch: packets only.
     if (k.model == "flow" && k.gpus == 8 && k.algo == "auto") {
@@ -172,10 +170,10 @@ int run_forked(const Case& k) {
 }
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--whole-nodes] "
-               "[--bytes N] "
-               "[--algo A] [--placement blocked|striped] [--build-only] [GPUS (x8)...]\n");
+  std::fprintf(
+      stderr,
+      "usage: t3sim_bench_collectives [--model packet|flow] [--fold] [--whole-nodes] "
+      "[--bytes N] [--algo A] [--placement blocked|striped] [--build-only] [GPUS (x8)...]\n");
   return 2;
 }
 

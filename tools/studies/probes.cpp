@@ -141,7 +141,7 @@ CollectiveProbe probe_once(const ConfigDoc& system, collectives::CollectiveSpec 
   collectives::Collective c(sim, &sys, "probe", sys.machine(), lib, spec);
   // Accesses for the GPUs left out land at the representatives of the rotation the collective
   // folded under (c.fold_rotation()).
-  if (fold) sys.machine().remote->fold(nullptr);
+  if (fold) sys.machine().remote->fold(nullptr, c.fold_rotation());
   sim.elaborate();
   c.start(nullptr, 0);
   sim.run();

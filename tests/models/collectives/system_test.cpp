@@ -148,7 +148,7 @@ TEST(SystemCollective, FlatRingFoldsOntoNodeZeroInPlace) {
   system::System sys(sim, ConfigNode::root(doc), 8);
   Collective c(sim, &sys, "coll", sys.machine(), sys.collectives(), s);
   EXPECT_TRUE(c.fold_rotation().whole_nodes);
-  sys.machine().remote->fold(nullptr);
+  sys.machine().remote->fold(nullptr, c.fold_rotation());
   for (const Lane& l : c.schedule().lanes) EXPECT_LT(l.gpu, 8);
   sim.elaborate();
   c.start(nullptr, 0);

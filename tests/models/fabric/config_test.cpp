@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "fabric_test_util.h"
+#include "models/fabric/builders.h"
 #include "models/fabric/specs.h"
 #include "sim/errors.h"
 #include "sim/registry.h"
@@ -50,15 +51,35 @@ TEST(FabricConfig, TakesTheSystemGpuCountWhenItHasNone) {
   }
 }
 
-TEST(FabricConfig, RotationSymmetryComesFromTheTopology) {
-  Harness ring(testing::ring_cfg(4));
-  EXPECT_TRUE(ring.fabric->rotation_symmetric());
-  EXPECT_EQ(ring.fabric->gpus_per_node(), 0);
-  Harness sw(testing::switch_cfg(4));
-  EXPECT_TRUE(sw.fabric->rotation_symmetric());
-  Harness two(testing::two_level_cfg(2, 4));
-  EXPECT_FALSE(two.fabric->rotation_symmetric());
-  EXPECT_EQ(two.fabric->gpus_per_node(), 4);
+std::optional<t3sim::common::GpuRotation> sublayer_rotation_of(const nlohmann::json& cfg) {
+  const ConfigDoc doc =
+      config_from_json(cfg, "<test>", {std::string(T3SIM_SOURCE_DIR) + "/configs"});
+  return sublayer_rotation(parse_fabric_config(ConfigNode::root(doc)));
+}
+
+TEST(FabricConfig, SublayerRotationsComeFromTheTopology) {
+  const auto ring = sublayer_rotation_of(testing::ring_cfg(4));
+  ASSERT_TRUE(ring.has_value());
+  EXPECT_EQ(ring->reps(), 1);
+  EXPECT_EQ(ring->size(), 4);
+  const auto sw = sublayer_rotation_of(testing::switch_cfg(4));
+  ASSERT_TRUE(sw.has_value());
+  EXPECT_EQ(sw->reps(), 1);
+  // Two nodes: only whole-node rotations, so node 0's four GPUs stand for the others.
+  const auto two = sublayer_rotation_of(testing::two_level_cfg(2, 4));
+  ASSERT_TRUE(two.has_value());
+  EXPECT_TRUE(two->whole_nodes);
+  EXPECT_EQ(two->reps(), 4);
+  EXPECT_EQ(two->rep(6), 2);
+  EXPECT_EQ(two->shift(6), 4);
+  EXPECT_EQ(two->add(two->rep(6), two->shift(6)), 6);
+  Harness h(testing::two_level_cfg(2, 4));
+  EXPECT_EQ(h.fabric->gpus_per_node(), 4);
+  // Leaf-spine: under one leaf per rail it is a two-level fabric; across leaf groups it has none.
+  const auto one_group = sublayer_rotation_of(testing::leaf_spine_cfg(4, 4, 4));
+  ASSERT_TRUE(one_group.has_value());
+  EXPECT_EQ(one_group->reps(), 4);
+  EXPECT_FALSE(sublayer_rotation_of(testing::leaf_spine_cfg(8, 4, 4)).has_value());
 }
 
 TEST(FabricConfig, StrictKeysAndUnits) {

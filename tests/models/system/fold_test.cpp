@@ -93,6 +93,43 @@ TEST(Fold, TwoLevelFabricsAreSimulatedInFull) {
   EXPECT_GT(r.total_us, 0.0);
 }
 
+// Two nodes of four GPUs on a rail-optimised two-level fabric (t3-ring-8's GPUs).
+ConfigDoc two_nodes() {
+  ConfigDoc two = ring8();
+  two.root["fabric"] = {{"topology", "two_level"},
+                        {"nodes", 2},
+                        {"gpus_per_node", 4},
+                        {"link", {{"bandwidth", "100 GB/s"}, {"latency", "1 us"}}},
+                        {"switch", {{"latency", "1 us"}, {"port_bandwidth", "100 GB/s"}}},
+                        {"nic", {{"bandwidth", "25 GB/s"}, {"latency", "2 us"}}},
+                        {"ib_switch", {{"latency", "1 us"}, {"port_bandwidth", "25 GB/s"}}}};
+  return two;
+}
+
+TEST(Fold, FusedReduceScatterAcrossNodesFoldsOntoNodeZero) {
+  // The flat ring crosses the NICs at node boundaries, so only whole-node rotations map it onto
+  // itself: node 0's four GPUs are simulated, and what they send to node 1 lands back on them.
+  const gpu::GemmShape mega{1024, 3072, 1536};
+  for (const Mode m : {Mode::kT3, Mode::kT3Mca, Mode::kT3Direct}) {
+    SublayerSpec s = spec(mega, true);
+    s.include_ag = false;
+    const SublayerResult f = run_sublayer(two_nodes(), s, m);
+    s.fold = false;
+    const SublayerResult full = run_sublayer(two_nodes(), s, m);
+    const std::string name(to_string(m));
+    EXPECT_TRUE(f.folded) << name;
+    EXPECT_LT(f.events * 3 / 2, full.events) << name;
+    expect_close(f.total_us, full.total_us, 0.04, name + " total");
+    expect_close(f.rs_exposed_us, full.rs_exposed_us, 0.15, name + " exposed RS");
+    EXPECT_EQ(f.link_bytes, full.link_bytes) << name;
+    for (const TrafficClass c :
+         {TrafficClass::kRsRead, TrafficClass::kRsUpdate, TrafficClass::kGemmUpdate}) {
+      EXPECT_EQ(dram(f, c), dram(full, c)) << name << " " << common::to_string(c);
+    }
+    EXPECT_EQ(f.tracker_triggers, full.tracker_triggers) << name;
+  }
+}
+
 TEST(Fold, SwitchFabricFolds) {
   const ConfigDoc dgx = load_system_config("dgx-a100", kSource / "configs");
   const gpu::GemmShape s{1024, 4096, 512};

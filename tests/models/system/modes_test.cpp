@@ -80,8 +80,9 @@ TEST(Modes, FoldingIsKnownBeforeTheRun) {
                         {"switch", {{"latency", "1 us"}, {"port_bandwidth", "100 GB/s"}}},
                         {"nic", {{"bandwidth", "25 GB/s"}, {"latency", "2 us"}}},
                         {"ib_switch", {{"latency", "1 us"}, {"port_bandwidth", "25 GB/s"}}}};
-  EXPECT_FALSE(can_fold(two, mode_spec(Mode::kT3)));
-  EXPECT_FALSE(can_fold(two, Piece::kRsCu));
+  EXPECT_TRUE(can_fold(two, mode_spec(Mode::kT3)));  // node 0's GPUs stand for node 1's
+  EXPECT_TRUE(can_fold(two, Piece::kRsCu));
+  EXPECT_FALSE(can_fold(two, Piece::kRsNmc));
 }
 
 TEST(Modes, FusedRsRunsEitherWayRoundTheRing) {
