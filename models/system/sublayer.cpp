@@ -1,5 +1,6 @@
 #include "models/system/sublayer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -14,6 +15,7 @@ namespace t3sim::system {
 // Adds a scenario's traffic and event counts to a result.
 void absorb_into(SublayerResult& r, Scenario& sc) {
   r.folded = sc.folded();
+  r.simulated_gpus = sc.active();
   const auto d = sc.dram_bytes();
   for (size_t c = 0; c < d.size(); ++c) r.dram_bytes[c] += d[c];
   r.dram_total += sc.dram_total();
@@ -176,6 +178,7 @@ void add_traffic(SublayerResult& r, const SublayerResult& p) {
   r.link_bytes += p.link_bytes;
   r.events += p.events;
   r.wall_s += p.wall_s;
+  r.simulated_gpus = std::max(r.simulated_gpus, p.simulated_gpus);
 }
 }  // namespace
 

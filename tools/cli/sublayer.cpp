@@ -12,6 +12,12 @@ namespace t3sim::cli {
 
 namespace {
 
+std::string folded_note(const system::SublayerResult& r) {
+  if (!r.folded) return "";
+  if (r.simulated_gpus <= 1) return " (folded: GPU 0 simulated)";
+  return " (folded: node 0's GPUs 0-" + std::to_string(r.simulated_gpus - 1) + " simulated)";
+}
+
 void print_text(const std::string& what, int gpus, const SublayerChoice& c,
                 const std::string& mode_name, const system::SublayerResult& r) {
   std::printf("%s tp=%d tokens=%lld GEMM %llux%llux%llu mode=%s\n", what.c_str(), gpus,
@@ -32,7 +38,7 @@ void print_text(const std::string& what, int gpus, const SublayerChoice& c,
       static_cast<double>(r.link_bytes) / 1e6, static_cast<unsigned long long>(r.tracker_triggers),
       r.tracker_max_occupancy, static_cast<unsigned long long>(r.tracker_stalls),
       static_cast<unsigned long long>(r.events), r.wall_s,
-      r.folded ? " (folded: GPU 0 simulated)" : "");
+      folded_note(r).c_str());
 }
 
 // One line per execution mode, from the mode table.
