@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "models/collectives/algorithms.h"
 #include "models/collectives/cu_executor.h"
@@ -91,9 +92,9 @@ void Collective::fold(Geometry g, const common::GpuRotation& rot) {
     schedule_ = algorithm(algo_).build(g);
   }
   // Every GPU's connections are its representative's rotated (the fold proved it).
-  std::vector<int> dsts;
-  for (const Conn& cn : schedule_.conns) dsts.push_back(cn.dst);
-  if (const std::string why = machine_.fabric->fold_problem(dsts, rot); !why.empty()) {
+  std::vector<std::pair<int, int>> pairs;
+  for (const Conn& cn : schedule_.conns) pairs.emplace_back(cn.src, cn.dst);
+  if (const std::string why = machine_.fabric->fold_problem(pairs, rot); !why.empty()) {
     throw common::FoldError(why);
   }
 }

@@ -139,7 +139,7 @@ Schedule fold_onto_reps(const Schedule& s, const std::vector<uint32_t>& kept,
     const Conn& r = s.conns[rotate(c, back(c))];
     if (r.src != rot.rep(cn.src) || r.dst != rot.add(cn.dst, back(c))) {
       throw FoldError("connection " + std::to_string(c) + " does not rotate onto GPU " +
-                      std::to_string(rot.rep(cn.src)) + "'s");
+                      std::to_string(rot.rep(cn.src)));
     }
   }
   Schedule f;

@@ -149,7 +149,10 @@ uint32_t FoldStream::chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t 
       return "GPU " + std::to_string(gpu_) + " lane " + std::to_string(local_);
     };
     const std::vector<Chunk>& lane = rep_lane();
-    if (at_ >= lane.size()) throw FoldError(where() + " has more chunks than its representative's");
+    if (at_ >= lane.size()) {
+      throw FoldError(where() + " has more chunks than GPU " + std::to_string(rot_.rep(gpu_)) +
+                      "'s");
+    }
     const Chunk& x = lane[at_];
     if (x.bytes != bytes || x.stride != stride || x.flags != flags || x.phase != phase ||
         x.sends != sends.size() || x.recvs != recvs.size()) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/common/mirror.h"
@@ -46,13 +47,13 @@ class FabricApi {
   virtual Bandwidth path_bandwidth(int src, int dst) const = 0;
   virtual Duration path_latency(int src, int dst) const = 0;
   virtual int hops(int src, int dst) const = 0;
-  // For a folded run: why the traffic of a rotation-symmetric schedule, GPU 0 sending to
-  // `gpu0_dsts` and every GPU g to their rotations by g under `rot`, would not look the same from
-  // every GPU (empty: it does). A fabric that maps onto itself under rot says so at once. Under
-  // whole-node rotations `gpu0_dsts` holds every representative's destinations.
-  virtual std::string fold_problem(const std::vector<int>& gpu0_dsts,
+  // For a folded run: why the traffic of a rotation-symmetric schedule, the representatives
+  // (GpuRotation::reps()) sending over `rep_pairs` (src, dst) and every GPU g as rep(g) rotated
+  // by shift(g), would not look the same from every GPU (empty: it does). A fabric that maps onto
+  // itself under rot says so at once.
+  virtual std::string fold_problem(const std::vector<std::pair<int, int>>& rep_pairs,
                                    const GpuRotation& rot) const {
-    (void)gpu0_dsts, (void)rot;
+    (void)rep_pairs, (void)rot;
     return "this fabric does not declare its symmetry";
   }
 };

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -53,8 +54,9 @@ class Fabric final : public Component,
   int hops(int src, int dst) const override;
   // Empty for ring, fully connected, switch and two-level fabrics (links map onto links under
   // symmetry()); on a leaf-spine fabric, fold_routes.cpp compares every GPU's routes with their
-  // rotations onto GPU 0 hop by hop: same link parameters, and the same pairs sharing each link.
-  std::string fold_problem(const std::vector<int>& gpu0_dsts,
+  // rotations onto its representative's hop by hop: same link parameters, and the same pairs
+  // sharing each link.
+  std::string fold_problem(const std::vector<std::pair<int, int>>& rep_pairs,
                            const common::GpuRotation& rot) const override;
 
   uint64_t bytes_sent(int gpu) const;

@@ -3,8 +3,8 @@
 // 1 %, NVLS within 5 %: the full run's GPUs drift a little apart while every copy of a folded
 // piece shares GPU 0's links); the hierarchical all-reduce on two DGX H100 nodes folds by node
 // x local rotation (within 2 %), a flat ring across nodes onto node 0's GPUs by whole-node
-// rotations, with far fewer events; runs that cannot fold (a multi-node Tree, a group that is not
-// every GPU, whole nodes on a leaf-spine) fall back to the full run with its exact result.
+// rotations (also on a striped leaf-spine), with far fewer events; runs that cannot fold (a
+// multi-node Tree, a group that is not every GPU) fall back to the full run with its exact result.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -109,14 +109,27 @@ TEST(CollectiveFold, FlatRingFoldsOntoNodeZeroAcrossNodes) {
   }
 }
 
-TEST(CollectiveFold, FlatRingOnALeafSpineRunsInFull) {
-  // Whole-node folding is not route-checked on leaf-spine fabrics: the full run stands.
-  const ConfigDoc sys =
-      studies::load_system(env(), "dgx-h100-128node", {"fabric.nodes=2", "gpus=16"});
-  const auto f = studies::probe_collective(
-      sys, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 16, true));
-  EXPECT_FALSE(f.folded);
-  EXPECT_NE(f.how.find("not route-checked"), std::string::npos) << f.how;
+TEST(CollectiveFold, FlatRingOnALeafSpineFoldsWhenEveryNodeBoundaryLooksAlike) {
+  // Four nodes, two per leaf group. Striped: every node boundary of the ring climbs from one
+  // group to the next alike, so node 0's GPUs stand for all 32. Blocked: node 0 -> node 1 stays
+  // in its group, node 1 -> node 2 does not: the full run stands.
+  for (const char* placement : {"striped", "blocked"}) {
+    const ConfigDoc sys =
+        studies::load_system(env(), "dgx-h100-128node",
+                             {"fabric.nodes=4", "gpus=32", "fabric.nodes_per_leaf=2",
+                              std::string("fabric.placement=") + placement});
+    const auto f = studies::probe_collective(
+        sys, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 32, true));
+    const auto full = studies::probe_collective(
+        sys, all_reduce(uint64_t{4} << 20, collectives::Algo::kRing, 32, false));
+    const bool striped = std::string(placement) == "striped";
+    EXPECT_EQ(f.folded, striped) << placement << ": " << f.how;
+    EXPECT_LE(std::abs(f.time_us - full.time_us), kFlatRingTolerance * full.time_us)
+        << placement << ": folded " << f.time_us << " us, full " << full.time_us << " us";
+    if (!striped) {
+      EXPECT_NE(f.how.find("differs"), std::string::npos) << f.how;
+    }
+  }
 }
 
 TEST(CollectiveFold, NvlsOffsetsNameEveryRanksShare) {

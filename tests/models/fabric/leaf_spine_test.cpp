@@ -127,16 +127,36 @@ TEST(LeafSpine, RailRingsFoldOnlyWhenEveryHopLooksAlike) {
   // Rail rings over the nodes: GPU 0 sends to node 1's GPU 0 (gpu4), every GPU g to g + 4.
   // Blocked: node 3 -> node 4 climbs to a spine, node 0 -> node 1 stays on its leaf.
   Harness blocked(testing::leaf_spine_cfg(8, 4, 4));
-  const std::string why = blocked.fabric->fold_problem({4}, rot);
+  const std::string why = blocked.fabric->fold_problem({{0, 4}}, rot);
   EXPECT_NE(why.find("hops"), std::string::npos) << why;
   // Striped: every ring step crosses from one group to the next over its own uplink and spine.
   nlohmann::json c = testing::leaf_spine_cfg(8, 4, 4);
   c["placement"] = "striped";
   Harness striped(c);
-  EXPECT_EQ(striped.fabric->fold_problem({4}, rot), "");
+  EXPECT_EQ(striped.fabric->fold_problem({{0, 4}}, rot), "");
   // Node n also sending to node n + 3: node 6 -> node 1 takes GPU 0's uplink to node 1.
-  const std::string shared = striped.fabric->fold_problem({4, 12}, rot);
+  const std::string shared = striped.fabric->fold_problem({{0, 4}, {0, 12}}, rot);
   EXPECT_NE(shared.find("shares a link with gpu0's traffic"), std::string::npos) << shared;
+}
+
+TEST(LeafSpine, FlatRingsFoldOntoNodeZeroWhenEveryNodeLooksAlike) {
+  // A flat ring: node 0's GPUs send to their successors, GPU 3 over the NIC to node 1's GPU 4;
+  // under whole-node rotations every node's GPUs send alike. Blocked: node 3 -> node 4 leaves
+  // its leaf group, node 0 -> node 1 crosses rails in its group. Striped: every node boundary
+  // crosses from one group to the next alike.
+  const common::GpuRotation whole{8, 4, true};
+  const std::vector<std::pair<int, int>> ring{{0, 1}, {1, 2}, {2, 3}, {3, 4}};
+  Harness blocked(testing::leaf_spine_cfg(8, 4, 4));
+  const std::string why = blocked.fabric->fold_problem(ring, whole);
+  nlohmann::json c = testing::leaf_spine_cfg(8, 4, 4);
+  c["placement"] = "striped";
+  Harness striped(c);
+  const std::string why_striped = striped.fabric->fold_problem(ring, whole);
+  EXPECT_NE(why.find("gpu15 -> gpu16"), std::string::npos) << why;
+  EXPECT_EQ(why_striped, "");
+  // Only representatives send in a folded run.
+  EXPECT_NE(striped.fabric->fold_problem({{4, 5}}, whole).find("not sent by a representative"),
+            std::string::npos);
 }
 
 TEST(LeafSpine, OtherFabricsFoldWithoutLookingAtRoutes) {

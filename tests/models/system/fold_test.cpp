@@ -3,7 +3,7 @@
 // rank's chunk offsets map to different HBM channels, and the slowest rank gates a ring step),
 // communication traffic and link bytes exactly, GEMM input traffic within the L2 difference of
 // GPU 0's chunk order - and runs that are
-// not symmetric (edge tiles in some RS chunks, DMA collectives, two-level fabrics) must fall back
+// not symmetric (edge tiles in some RS chunks, DMA collectives) must fall back
 // to the full simulation with identical results.
 #include <gtest/gtest.h>
 
@@ -86,11 +86,16 @@ TEST(Fold, EdgeTilesInSomeChunksFallBackToTheFullRun) {
   EXPECT_EQ(f.events, full.events);
 }
 
-TEST(Fold, TwoLevelFabricsAreSimulatedInFull) {
+TEST(Fold, CuAllReduceAcrossTwoNodesFoldsOntoNodeZero) {
+  // The flat ring all-reduce crosses the NICs at node boundaries: node 0's 8 GPUs stand for the
+  // 16 under whole-node rotations (0.06 % apart here).
   const ConfigDoc two = load_system_config("dgx-h100-2node", kSource / "configs");
   const SublayerResult r = run_piece(two, spec({1024, 4096, 512}, true), Piece::kArCu);
-  EXPECT_FALSE(r.folded);
-  EXPECT_GT(r.total_us, 0.0);
+  const SublayerResult full = run_piece(two, spec({1024, 4096, 512}, false), Piece::kArCu);
+  EXPECT_TRUE(r.folded);
+  EXPECT_LT(r.events * 3 / 2, full.events);
+  expect_close(r.total_us, full.total_us, 0.01, "all-reduce");
+  EXPECT_EQ(r.link_bytes, full.link_bytes);
 }
 
 // Two nodes of four GPUs on a rail-optimised two-level fabric (t3-ring-8's GPUs).
