@@ -65,7 +65,7 @@ struct SublayerResult {
   double gemm_memory_stall_share = 0;
   uint64_t events = 0;
   double wall_s = 0;
-  bool folded = false;  // a folded run (every piece, for composed modes): see simulated_gpus
+  bool folded = false;     // a folded run (every piece, for composed modes): see simulated_gpus
   int simulated_gpus = 0;  // GPUs whose memory and CUs were simulated (largest over pieces)
   // GPU 0's HBM bytes per class per timeline bin (empty unless requested).
   std::vector<std::array<uint64_t, common::kNumTrafficClasses>> timeline;

@@ -37,8 +37,7 @@ void print_text(const std::string& what, int gpus, const SublayerChoice& c,
       "\n  links %.1f MB | tracker triggers %llu max_occ %u stalls %llu | %llu events, %.3f s%s\n",
       static_cast<double>(r.link_bytes) / 1e6, static_cast<unsigned long long>(r.tracker_triggers),
       r.tracker_max_occupancy, static_cast<unsigned long long>(r.tracker_stalls),
-      static_cast<unsigned long long>(r.events), r.wall_s,
-      folded_note(r).c_str());
+      static_cast<unsigned long long>(r.events), r.wall_s, folded_note(r).c_str());
 }
 
 // One line per execution mode, from the mode table.
