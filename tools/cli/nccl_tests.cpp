@@ -26,6 +26,9 @@
 namespace t3sim::cli {
 namespace {
 
+// Full runs up to this many GPUs take seconds and pass without a note on stderr.
+constexpr int kQuietFullRun = 64;
+
 // The measured busbw per size of a --compare CSV (the validation sets' collective reader).
 std::map<uint64_t, double> read_measured_busbw(const std::string& path, const Env& env) {
   std::map<uint64_t, double> out;
@@ -93,7 +96,17 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     spec.bytes = bytes;
     std::optional<Timeline> tl;  // the largest size only
     if (!trace_path.empty() && size == o.sizes().back()) tl.emplace(trace_options);
-    const studies::CollectiveProbe p = studies::probe_collective(doc, spec, tl ? &*tl : nullptr);
+    // Past one leaf group a full run takes minutes to hours: say why it is not folded first.
+    const auto warn = [&](const std::string& why) {
+      if (o.gpus > kQuietFullRun) {
+        std::fprintf(stderr,
+                     "t3sim nccl-tests: simulating all %d GPUs (%s); `--algo hierarchical` on a "
+                     "two-level or striped leaf-spine fabric folds\n",
+                     o.gpus, why.c_str());
+      }
+    };
+    const studies::CollectiveProbe p =
+        studies::probe_collective(doc, spec, tl ? &*tl : nullptr, warn);
     if (tl) write_file_atomic(trace_path, tl->json());
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

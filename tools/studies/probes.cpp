@@ -162,7 +162,8 @@ CollectiveProbe probe_once(const ConfigDoc& system, collectives::CollectiveSpec 
 }  // namespace
 
 CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec,
-                                 Timeline* timeline) {
+                                 Timeline* timeline,
+                                 const std::function<void(const std::string& why)>& before_full) {
   // A traced run shows every GPU; otherwise fold when the run is rotation-symmetric: onto GPU 0,
   // else (a flat ring across nodes) onto node 0's GPUs under whole-node rotations.
   if (timeline == nullptr && spec.fold) {
@@ -178,6 +179,7 @@ CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::Col
           why = w.what();
         }
       }
+      if (before_full) before_full(why);
       CollectiveProbe p = probe_once(system, spec, timeline, false);
       p.how += " (" + why + ")";
       return p;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,9 +68,11 @@ struct CollectiveProbe {
 // One collective of `spec` (its group, size and element width as given). With `spec.fold`, it
 // simulates GPU 0 alone when the run is rotation-symmetric (models/common/mirror.h), else node
 // 0's GPUs when it is under whole-node rotations (a flat ring across nodes), else every GPU. With
-// `timeline`, every GPU is simulated and recorded into it (sim/timeline.h).
-CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::CollectiveSpec& spec,
-                                 Timeline* timeline = nullptr);
+// `timeline`, every GPU is simulated and recorded into it (sim/timeline.h). `before_full`, if
+// given, hears why a run asked to fold cannot, before every GPU is simulated (a long run at scale).
+CollectiveProbe probe_collective(
+    const ConfigDoc& system, const collectives::CollectiveSpec& spec, Timeline* timeline = nullptr,
+    const std::function<void(const std::string& why)>& before_full = {});
 
 // nccl-tests bus-bandwidth factor (hardware.md §5.5; collectives/kinds.h has the rule per kind).
 double busbw_factor(collectives::Kind kind, int ranks);
