@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "models/collectives/fold.h"
 #include "tools/studies/inputs.h"
@@ -151,11 +152,17 @@ TEST(CollectiveFold, NvlsOffsetsNameEveryRanksShare) {
 
 TEST(CollectiveFold, AsymmetricRunsFallBackToTheFullRun) {
   const ConfigDoc two = studies::load_system(env(), "dgx-h100-2node", {});
+  std::vector<std::string> told;  // the reason is given before the full run starts
   const auto f = studies::probe_collective(
-      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kTree, 16, true));
+      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kTree, 16, true), nullptr,
+      [&](const std::string& why) { told.push_back(why); });
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_NE(told[0].find("Tree"), std::string::npos) << told[0];
   const auto full = studies::probe_collective(
-      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kTree, 16, false));
-  EXPECT_FALSE(f.folded);  // the tree gives each node its own place: no rotation maps it
+      two, all_reduce(uint64_t{4} << 20, collectives::Algo::kTree, 16, false), nullptr,
+      [&](const std::string& why) { told.push_back(why); });
+  EXPECT_EQ(told.size(), 1u);  // a run not asked to fold has nothing to explain
+  EXPECT_FALSE(f.folded);      // the tree gives each node its own place: no rotation maps it
   EXPECT_EQ(f.time_us, full.time_us);
   EXPECT_EQ(f.simulated, 16);
   const ConfigDoc one = studies::load_system(env(), "dgx-h100", {});
