@@ -148,11 +148,9 @@ std::optional<common::GpuRotation> sublayer_rotation(const FabricConfig& cfg) {
   const int gpus = cfg.nodes > 0 ? cfg.nodes * per_node : cfg.gpus;
   if (k == nullptr || gpus < 1) return std::nullopt;
   if (k->symmetry == Symmetry::kRotation) return common::GpuRotation{1, gpus};
-  const bool one_leaf_group =
-      k->symmetry == Symmetry::kNodesByRailsRouted && cfg.nodes <= cfg.nodes_per_leaf;
-  if ((k->symmetry != Symmetry::kNodesByRails && !one_leaf_group) || per_node < 1) {
-    return std::nullopt;
-  }
+  const bool by_nodes =
+      k->symmetry == Symmetry::kNodesByRails || k->symmetry == Symmetry::kNodesByRailsRouted;
+  if (!by_nodes || per_node < 1) return std::nullopt;
   if (gpus <= per_node) return common::GpuRotation{1, gpus};  // one node: one switch plane
   return common::GpuRotation{gpus / per_node, per_node, true};
 }

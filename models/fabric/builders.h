@@ -64,9 +64,8 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& cfg);
 // The rotations a sublayer's folded run relies on (models/common/mirror.h), if the topology has
 // them: one rotation of all GPU ids (Symmetry::kRotation), or whole-node rotations of a two-level
 // fabric with several nodes (a flat ring across nodes maps onto itself only under those; node 0's
-// GPUs are simulated). A leaf-spine fabric whose nodes all sit under one leaf per rail is a
-// two-level fabric; past one leaf group its symmetry holds only for traffic whose routes
-// fold_problem checks, and a sublayer's traffic is not checked, so it has none here.
+// GPUs are simulated), and of a leaf-spine fabric, where every source of traffic (collectives, the
+// fused reduce-scatter) has its routes checked by Fabric::fold_problem before the run folds.
 std::optional<common::GpuRotation> sublayer_rotation(const FabricConfig& cfg);
 // Builds the graph of cfg.topology. ModelError on an unknown name or bad sizes; configs never get
 // here with those: parse_fabric_config rejects them first as ConfigErrors naming the key.

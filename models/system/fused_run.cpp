@@ -4,7 +4,10 @@
 // fused phase. The all-gather (not fused) follows when spec.include_ag.
 #include "models/system/mode_runners.h"
 
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "models/common/mirror.h"
@@ -57,6 +60,22 @@ class FusedHooks : public gpu::GemmHooks {
   Join& join_;
 };
 
+// The fused traffic (remote stores and tracker DMAs of the simulated GPUs) must look the same
+// from every GPU; on a leaf-spine fabric that is checked route by route (Fabric::fold_problem).
+void check_routes(Scenario& sc, const std::vector<t3::GpuFusedPlan>& plans) {
+  std::vector<std::pair<int, int>> pairs;
+  for (const auto& plan : plans) {
+    for (const auto& st : plan.gemm.stores) pairs.emplace_back(plan.gpu, st.dst_gpu);
+    for (const auto& [tile, prog] : plan.programs) {
+      if (prog.has_dma) pairs.emplace_back(plan.gpu, prog.dma.dst_gpu);
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  const std::string why = sc.system().fabric().fold_problem(pairs, sc.rotation());
+  if (!why.empty()) throw common::FoldError(why);
+}
+
 }  // namespace
 
 SublayerResult run_fused(const ModeRun& run) {
@@ -90,6 +109,7 @@ SublayerResult run_fused(const ModeRun& run) {
   std::unique_ptr<common::MirrorMap> mirror;
   if (sc.folded()) {
     mirror = t3::make_mirror(in);
+    check_routes(sc, plans);
     sc.machine().remote->fold(mirror.get(), sc.rotation());
   }
   uint32_t owned = 0;

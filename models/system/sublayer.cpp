@@ -39,13 +39,15 @@ void keep_outputs(SublayerResult& r, Scenario& sc, const RunOptions& opts) {
 
 namespace {
 
-// Runs `run(true)` (folded) when `want`, falling back to `run(false)` if the run cannot fold.
+// Runs `run(true)` (folded) when `want`, falling back to `run(false)` if the run cannot fold
+// (`opts.before_full` hears why first).
 template <class F>
-SublayerResult folded_or_full(bool want, F run) {
+SublayerResult folded_or_full(bool want, const RunOptions& opts, F run) {
   if (want) {
     try {
       return run(true);
-    } catch (const common::FoldError&) {
+    } catch (const common::FoldError& e) {
+      if (opts.before_full) opts.before_full(e.what());
     }
   }
   return run(false);
@@ -65,7 +67,7 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
   const ModeSpec& row = mode_spec(mode);
   // A trace shows every GPU; composed modes let each piece decide.
   const bool fold = spec.fold && !tracer && row.simulated && can_fold(doc, row);
-  SublayerResult r = folded_or_full(fold, [&](bool f) {
+  SublayerResult r = folded_or_full(fold, opts, [&](bool f) {
     return row.run(ModeRun{doc, spec, row, opts, tracer.get(), f});
   });
   r.mode = mode;
@@ -77,6 +79,7 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
 SublayerResult run_composed(const ModeRun& run) {
   RunOptions piece_opts;
   piece_opts.stats = run.opts.stats;
+  piece_opts.before_full = run.opts.before_full;
   const SublayerResult gemm = run_piece(run.doc, run.spec, Piece::kGemm, piece_opts);
   const SublayerResult rs = run_piece(run.doc, run.spec, run.mode.rs_piece, piece_opts);
   const SublayerResult ag = run_piece(run.doc, run.spec, Piece::kAgCu, piece_opts);
@@ -157,7 +160,7 @@ SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piec
   check_sublayer_collectives(doc);
   const bool fold = s.fold && can_fold(doc, piece);
   SublayerResult r =
-      folded_or_full(fold, [&](bool f) { return run_piece_once(doc, s, piece, f, opts); });
+      folded_or_full(fold, opts, [&](bool f) { return run_piece_once(doc, s, piece, f, opts); });
   r.wall_s = seconds_since(t0);
   return r;
 }
@@ -166,7 +169,8 @@ SublayerResult run_collective(const ConfigDoc& doc, const CollectiveJob& job) {
   const auto t0 = std::chrono::steady_clock::now();
   check_sublayer_collectives(doc);
   const bool fold = job.fold && job.exec == CollExec::kCu && can_fold(doc, Piece::kArCu);
-  SublayerResult r = folded_or_full(fold, [&](bool f) { return run_collective_once(doc, job, f); });
+  SublayerResult r =
+      folded_or_full(fold, RunOptions{}, [&](bool f) { return run_collective_once(doc, job, f); });
   r.wall_s = seconds_since(t0);
   return r;
 }

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,8 @@ struct RunOptions {
   // Keep the main run's full stats tree (Simulator::dump); a mode composed of separate runs
   // (ideal) keeps config, sim and each run's stats under its name.
   bool stats = false;
+  // Hears why a run asked to fold cannot, before every GPU is simulated (a long run at scale).
+  std::function<void(const std::string& why)> before_full;
 };
 
 struct SublayerResult {

@@ -19,6 +19,10 @@ namespace t3sim::cli {
 
 namespace po = boost::program_options;
 
+// A run asked to fold that cannot simulates every GPU; up to this many that takes seconds and
+// passes without a note on stderr, past it the commands say why before they start.
+constexpr int kQuietFullRun = 64;
+
 // Parses `text` as a plain decimal integer in [lo, hi] (no sign for lo >= 0, no spaces, no
 // exponent); else throws the Boost.Program_options error that names the option and the range.
 std::int64_t parse_integer_option(const std::string& text, std::int64_t lo, std::int64_t hi);

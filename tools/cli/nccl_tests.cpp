@@ -26,9 +26,6 @@
 namespace t3sim::cli {
 namespace {
 
-// Full runs up to this many GPUs take seconds and pass without a note on stderr.
-constexpr int kQuietFullRun = 64;
-
 // The measured busbw per size of a --compare CSV (the validation sets' collective reader).
 std::map<uint64_t, double> read_measured_busbw(const std::string& path, const Env& env) {
   std::map<uint64_t, double> out;

@@ -94,6 +94,11 @@ int cmd_sublayer(const Args& args, const Env& env) {
   c.spec.ar_cus = ar_cus;
   c.spec.decompose_chunks = chunks;
   c.spec.fold = !vm["full"].as<bool>();
+  opts.before_full = [&](const std::string& why) {
+    if (gpus > kQuietFullRun) {
+      std::fprintf(stderr, "t3sim sublayer: simulating all %d GPUs (%s)\n", gpus, why.c_str());
+    }
+  };
   system::SublayerResult r = system::run_sublayer(doc, c.spec, *mode, opts);
   trace.note_deprecated();
   const bool sequence_parallel = vm["sequence-parallel"].as<bool>();

@@ -75,11 +75,12 @@ TEST(FabricConfig, SublayerRotationsComeFromTheTopology) {
   EXPECT_EQ(two->add(two->rep(6), two->shift(6)), 6);
   Harness h(testing::two_level_cfg(2, 4));
   EXPECT_EQ(h.fabric->gpus_per_node(), 4);
-  // Leaf-spine: under one leaf per rail it is a two-level fabric; across leaf groups it has none.
-  const auto one_group = sublayer_rotation_of(testing::leaf_spine_cfg(4, 4, 4));
-  ASSERT_TRUE(one_group.has_value());
-  EXPECT_EQ(one_group->reps(), 4);
-  EXPECT_FALSE(sublayer_rotation_of(testing::leaf_spine_cfg(8, 4, 4)).has_value());
+  // Leaf-spine: whole-node rotations too (each source of traffic checks its routes before folding).
+  const auto leaf_spine = sublayer_rotation_of(testing::leaf_spine_cfg(8, 4, 4));
+  ASSERT_TRUE(leaf_spine.has_value());
+  EXPECT_TRUE(leaf_spine->whole_nodes);
+  EXPECT_EQ(leaf_spine->reps(), 4);
+  EXPECT_FALSE(ring->whole_nodes);  // a ring has no nodes to rotate
 }
 
 TEST(FabricConfig, StrictKeysAndUnits) {

@@ -135,6 +135,38 @@ TEST(Fold, FusedReduceScatterAcrossNodesFoldsOntoNodeZero) {
   }
 }
 
+// Four nodes of four GPUs on a leaf-spine with two nodes per leaf: two leaf groups.
+ConfigDoc leaf_spine(const std::string& placement) {
+  ConfigDoc doc = two_nodes();
+  doc.root["gpus"] = 16;
+  auto& f = doc.root["fabric"];
+  f["topology"] = "leaf_spine";
+  f["nodes"] = 4;
+  f["nodes_per_leaf"] = 2;
+  f["placement"] = placement;
+  f["ib_switch"]["ports"] = 8;
+  return doc;
+}
+
+TEST(Fold, FusedReduceScatterOnALeafSpineFoldsWhenItsRoutesLookAlike) {
+  // Striped placement: every ring step between nodes crosses from one leaf group to the other, so
+  // the fused traffic's routes pass the route check and node 0 stands for the others. Blocked
+  // placement: the ring stays on a leaf inside a group and climbs to a spine between groups.
+  const gpu::GemmShape shape{1024, 4096, 512};
+  SublayerSpec s = spec(shape, true);
+  s.include_ag = false;
+  const SublayerResult f = run_sublayer(leaf_spine("striped"), s, Mode::kT3);
+  const SublayerResult blocked = run_sublayer(leaf_spine("blocked"), s, Mode::kT3);
+  s.fold = false;
+  const SublayerResult full = run_sublayer(leaf_spine("striped"), s, Mode::kT3);
+  EXPECT_TRUE(f.folded);
+  EXPECT_EQ(f.simulated_gpus, 4);
+  expect_close(f.total_us, full.total_us, 0.04, "striped leaf-spine t3");
+  EXPECT_EQ(f.link_bytes, full.link_bytes);
+  EXPECT_FALSE(blocked.folded);
+  EXPECT_EQ(blocked.simulated_gpus, 16);
+}
+
 TEST(Fold, SwitchFabricFolds) {
   const ConfigDoc dgx = load_system_config("dgx-a100", kSource / "configs");
   const gpu::GemmShape s{1024, 4096, 512};
