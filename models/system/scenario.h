@@ -1,10 +1,11 @@
 // Scenario: one simulation of a sublayer phase: a fresh Simulator and System, the GEMM's buffers
 // on every GPU, and small completion joins. Every mode runner builds one or more of these.
 // A folded scenario (models/common/mirror.h) simulates GPU 0 alone on the whole fabric, or node
-// 0's GPUs on a multi-node two-level fabric: runners launch work on GPUs [0, active()) and traffic
-// totals are scaled by gpus() / active(), so results read as for the whole machine. Folding needs a
-// fabric that looks the same from every GPU (ring, fully connected, one switch) or every node
-// (two-level): common::FoldError otherwise.
+// 0's GPUs on a multi-node fabric: runners launch work on GPUs [0, active()) and traffic totals
+// are scaled by gpus() / active(), so results read as for the whole machine. Folding needs the
+// fabric's sublayer_rotation (fabric/builders.h): one over every GPU (ring, fully connected, one
+// switch) or whole nodes (two-level; leaf-spine where each traffic source's routes pass
+// Fabric::fold_problem); common::FoldError otherwise.
 // Contract: finish() runs the end-of-run invariants of every component (ModelError on violation).
 #pragma once
 

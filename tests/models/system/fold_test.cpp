@@ -11,6 +11,7 @@
 
 #include "models/system/sublayer.h"
 #include "models/system/system.h"
+#include "small_systems.h"
 
 namespace t3sim::system {
 namespace {
@@ -19,10 +20,8 @@ using common::TrafficClass;
 
 const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
 
-const ConfigDoc& ring8() {
-  static const ConfigDoc doc = load_system_config("t3-ring-8", kSource / "configs");
-  return doc;
-}
+using testing::ring8;
+using testing::two_nodes;
 
 SublayerSpec spec(gpu::GemmShape shape, bool fold) {
   SublayerSpec s;
@@ -96,19 +95,6 @@ TEST(Fold, CuAllReduceAcrossTwoNodesFoldsOntoNodeZero) {
   EXPECT_LT(r.events * 3 / 2, full.events);
   expect_close(r.total_us, full.total_us, 0.01, "all-reduce");
   EXPECT_EQ(r.link_bytes, full.link_bytes);
-}
-
-// Two nodes of four GPUs on a rail-optimised two-level fabric (t3-ring-8's GPUs).
-ConfigDoc two_nodes() {
-  ConfigDoc two = ring8();
-  two.root["fabric"] = {{"topology", "two_level"},
-                        {"nodes", 2},
-                        {"gpus_per_node", 4},
-                        {"link", {{"bandwidth", "100 GB/s"}, {"latency", "1 us"}}},
-                        {"switch", {{"latency", "1 us"}, {"port_bandwidth", "100 GB/s"}}},
-                        {"nic", {{"bandwidth", "25 GB/s"}, {"latency", "2 us"}}},
-                        {"ib_switch", {{"latency", "1 us"}, {"port_bandwidth", "25 GB/s"}}}};
-  return two;
 }
 
 TEST(Fold, FusedReduceScatterAcrossNodesFoldsOntoNodeZero) {

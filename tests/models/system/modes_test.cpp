@@ -12,16 +12,14 @@
 #include "models/system/sublayer.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
+#include "small_systems.h"
 
 namespace t3sim::system {
 namespace {
 
 const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
 
-const ConfigDoc& ring8() {
-  static const ConfigDoc doc = load_system_config("t3-ring-8", kSource / "configs");
-  return doc;
-}
+using testing::ring8;
 
 SublayerSpec small() {
   SublayerSpec s;
@@ -72,14 +70,7 @@ TEST(Modes, FoldingIsKnownBeforeTheRun) {
   EXPECT_FALSE(can_fold(ring8(), mode_spec(Mode::kIdeal)));  // composed: each piece decides
   EXPECT_TRUE(can_fold(ring8(), Piece::kRsCu));
   EXPECT_FALSE(can_fold(ring8(), Piece::kRsNmc));  // DMA engines
-  ConfigDoc two = ring8();
-  two.root["fabric"] = {{"topology", "two_level"},
-                        {"nodes", 2},
-                        {"gpus_per_node", 4},
-                        {"link", {{"bandwidth", "100 GB/s"}, {"latency", "1 us"}}},
-                        {"switch", {{"latency", "1 us"}, {"port_bandwidth", "100 GB/s"}}},
-                        {"nic", {{"bandwidth", "25 GB/s"}, {"latency", "2 us"}}},
-                        {"ib_switch", {{"latency", "1 us"}, {"port_bandwidth", "25 GB/s"}}}};
+  const ConfigDoc two = testing::two_nodes();
   EXPECT_TRUE(can_fold(two, mode_spec(Mode::kT3)));  // node 0's GPUs stand for node 1's
   EXPECT_TRUE(can_fold(two, Piece::kRsCu));
   EXPECT_FALSE(can_fold(two, Piece::kRsNmc));
