@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <string>
 
 #include "models/common/mirror.h"
 #include "models/system/collective_launch.h"
@@ -39,16 +40,28 @@ void keep_outputs(SublayerResult& r, Scenario& sc, const RunOptions& opts) {
 
 namespace {
 
-// Runs `run(true)` (folded) when `want`, falling back to `run(false)` if the run cannot fold
-// (`opts.before_full` hears why first).
+// Why a run asked to fold cannot, known before it is built ("" = it may fold).
+std::string fold_refusal(const ConfigDoc& doc, bool dma) {
+  if (dma) return "cannot fold: DMA-engine collectives";
+  if (!can_fold(doc, Piece::kGemm)) {
+    return "cannot fold: the fabric is not the same from every GPU or node";
+  }
+  return "";
+}
+
+// When `asked`, runs `run(true)` (folded) unless `refusal` rules it out, falling back to
+// `run(false)` if the run cannot fold; `opts.before_full` hears why before the full run.
 template <class F>
-SublayerResult folded_or_full(bool want, const RunOptions& opts, F run) {
-  if (want) {
+SublayerResult folded_or_full(bool asked, const std::string& refusal, const RunOptions& opts,
+                              F run) {
+  if (asked && refusal.empty()) {
     try {
       return run(true);
     } catch (const common::FoldError& e) {
       if (opts.before_full) opts.before_full(e.what());
     }
+  } else if (asked && opts.before_full) {
+    opts.before_full(refusal);
   }
   return run(false);
 }
@@ -66,10 +79,11 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
   auto tracer = opts.trace_path.empty() ? nullptr : std::make_unique<Timeline>(opts.trace_options);
   const ModeSpec& row = mode_spec(mode);
   // A trace shows every GPU; composed modes let each piece decide.
-  const bool fold = spec.fold && !tracer && row.simulated && can_fold(doc, row);
-  SublayerResult r = folded_or_full(fold, opts, [&](bool f) {
-    return row.run(ModeRun{doc, spec, row, opts, tracer.get(), f});
-  });
+  const bool asked = spec.fold && !tracer && row.simulated;
+  SublayerResult r =
+      folded_or_full(asked, asked ? fold_refusal(doc, false) : "", opts, [&](bool f) {
+        return row.run(ModeRun{doc, spec, row, opts, tracer.get(), f});
+      });
   r.mode = mode;
   r.wall_s = seconds_since(t0);
   if (tracer) write_file_atomic(opts.trace_path, tracer->json());
@@ -158,9 +172,9 @@ SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piec
                          const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   check_sublayer_collectives(doc);
-  const bool fold = s.fold && can_fold(doc, piece);
-  SublayerResult r =
-      folded_or_full(fold, opts, [&](bool f) { return run_piece_once(doc, s, piece, f, opts); });
+  const std::string refusal = s.fold ? fold_refusal(doc, piece == Piece::kRsNmc) : "";
+  SublayerResult r = folded_or_full(s.fold, refusal, opts,
+                                    [&](bool f) { return run_piece_once(doc, s, piece, f, opts); });
   r.wall_s = seconds_since(t0);
   return r;
 }
@@ -168,9 +182,9 @@ SublayerResult run_piece(const ConfigDoc& doc, const SublayerSpec& s, Piece piec
 SublayerResult run_collective(const ConfigDoc& doc, const CollectiveJob& job) {
   const auto t0 = std::chrono::steady_clock::now();
   check_sublayer_collectives(doc);
-  const bool fold = job.fold && job.exec == CollExec::kCu && can_fold(doc, Piece::kArCu);
-  SublayerResult r =
-      folded_or_full(fold, RunOptions{}, [&](bool f) { return run_collective_once(doc, job, f); });
+  const std::string refusal = job.fold ? fold_refusal(doc, job.exec != CollExec::kCu) : "";
+  SublayerResult r = folded_or_full(job.fold, refusal, RunOptions{},
+                                    [&](bool f) { return run_collective_once(doc, job, f); });
   r.wall_s = seconds_since(t0);
   return r;
 }

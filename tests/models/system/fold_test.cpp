@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "models/system/sublayer.h"
 #include "models/system/system.h"
@@ -72,6 +74,20 @@ TEST(Fold, PiecesFoldExceptDmaCollectives) {
     expect_close(f.total_us, full.total_us, 0.03, "piece total");
     EXPECT_EQ(f.link_bytes, full.link_bytes);
   }
+}
+
+TEST(Fold, APieceThatCannotFoldSaysWhyBeforeItsFullRun) {
+  std::vector<std::string> told;
+  RunOptions opts;
+  opts.before_full = [&](const std::string& why) { told.push_back(why); };
+  const gpu::GemmShape mega{1024, 3072, 1536};
+  EXPECT_TRUE(run_piece(ring8(), spec(mega, true), Piece::kRsCu, opts).folded);
+  EXPECT_TRUE(told.empty());
+  EXPECT_FALSE(run_piece(ring8(), spec(mega, true), Piece::kRsNmc, opts).folded);
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_NE(told[0].find("DMA"), std::string::npos) << told[0];
+  run_piece(ring8(), spec(mega, false), Piece::kRsNmc, opts);  // not asked to fold: nothing
+  EXPECT_EQ(told.size(), 1u);
 }
 
 TEST(Fold, EdgeTilesInSomeChunksFallBackToTheFullRun) {
