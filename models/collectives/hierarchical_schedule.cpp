@@ -109,6 +109,9 @@ Schedule make_hierarchical(const Geometry& geo) {
   Geometry g = geo;
   const uint64_t per_loop = g.channels * static_cast<uint64_t>(sh.local) * kPipelineDepth;
   g.chunk = std::min(g.chunk, round_up(div_up(g.bytes, per_loop), kChunkAlign));
+  // The inter-node ring cuts a part into one sub-part per node; below 4 KiB per node the sub-parts
+  // would round up to the granule and leave the last nodes none, so the chunk grows instead.
+  g.chunk = std::max(g.chunk, static_cast<uint64_t>(sh.nodes) * kChunkAlign);
   ScheduleBuilder b(g);
   const std::vector<Loop> loops =
       make_loops(g.bytes, g.channels, static_cast<uint64_t>(sh.local), g.chunk);

@@ -80,6 +80,18 @@ TEST(FoldSchedule, HierarchicalAllReduceFoldsByNodeAndLocalRotationOnly) {
   expect_balanced(f);
 }
 
+TEST(FoldSchedule, HierarchicalGivesEveryNodeAnInterNodeStepWhenPartsAreSmall) {
+  // 16 nodes x 2 GPUs, 256 KiB: a pipelined chunk of 32 KiB would cut into 2 KiB per node, which
+  // rounds up to the 4 KiB granule and leaves nodes 8-15 empty steps (no fold); the chunk grows
+  // instead.
+  Geometry g = ring_geo(Kind::kAllReduce, 256 << 10, 32, 1);
+  g.gpus_per_node = 2;
+  const Schedule s = make_hierarchical(g);
+  const Schedule f = fold_schedule(s, common::GpuRotation{16, 2});
+  EXPECT_EQ(f.ops.size() * 32, s.ops.size());
+  expect_balanced(f);
+}
+
 TEST(FoldSchedule, TreeAllReduceIsRefused) {  // tree roles differ by node
   Geometry g = ring_geo(Kind::kAllReduce, 64ull << 20, 32, 2);
   g.gpus_per_node = 8;
