@@ -73,6 +73,7 @@ void FoldStream::open_lane(int gpu, uint32_t channel) {
   gpu_ = gpu;
   local_ = lanes_per_gpu_[static_cast<size_t>(gpu)]++;
   at_ = 0;
+  last_send_ = last_recv_ = kNone;
   const auto r = static_cast<size_t>(rot_.rep(gpu));
   const auto rep_name = [&] { return "GPU " + std::to_string(r) + "'s"; };
   if (gpu < rot_.reps()) {
@@ -84,6 +85,8 @@ void FoldStream::open_lane(int gpu, uint32_t channel) {
   } else if (rep_channel_[r][local_] != channel) {
     throw FoldError("GPU " + std::to_string(gpu) + " lane " + std::to_string(local_) +
                     " runs on another channel than " + rep_name());
+  } else {
+    rep_lane_ = &rep_[r][local_];  // valid while this lane is open: only open_lane adds lanes
   }
   lanes_.push_back(LaneRec{gpu, local_, next_});
 }
@@ -98,6 +101,11 @@ void FoldStream::grow(size_t n) {
 }
 
 void FoldStream::note_conn(uint32_t c, bool send, uint16_t fan) {
+  uint32_t& last = send ? last_send_ : last_recv_;
+  if (c == last) {  // the lane's previous chunk used it: counted, claimed and keyed already
+    ++(send ? nsend_ : nrecv_)[c];
+    return;
+  }
   if (c >= key_.size()) grow(size_t{c} + 1);
   const auto lane = static_cast<uint32_t>(lanes_.size() - 1);
   if (send) {
@@ -107,6 +115,7 @@ void FoldStream::note_conn(uint32_t c, bool send, uint16_t fan) {
     ++nrecv_[c];
     claim(recv_lane_[c], lane, "receive on one connection");
   }
+  if (fan == 0) last = c;
 }
 
 void FoldStream::match(uint32_t cg, uint32_t c0) {
@@ -148,7 +157,7 @@ uint32_t FoldStream::chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t 
     const auto where = [&] {
       return "GPU " + std::to_string(gpu_) + " lane " + std::to_string(local_);
     };
-    const std::vector<Chunk>& lane = rep_lane();
+    const std::vector<Chunk>& lane = *rep_lane_;
     if (at_ >= lane.size()) {
       throw FoldError(where() + " has more chunks than GPU " + std::to_string(rot_.rep(gpu_)) +
                       "'s");
@@ -164,8 +173,18 @@ uint32_t FoldStream::chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t 
          (d->gpu != gpu_ || d->local != x.dep_lane || dep - d->first != x.dep_chunk))) {
       throw FoldError(where() + " depends on another GPU or a different op");
     }
-    for (size_t k = 0; k < sends.size(); ++k) match(sends[k], refs_[x.refs + k]);
-    for (size_t k = 0; k < recvs.size(); ++k) match(recvs[k], refs_[x.refs + x.sends + k]);
+    const auto seen = [this](uint32_t cg, uint32_t c0) {  // the last two pairs noted: most chunks
+      const size_t n = lane_match_.size();
+      const std::pair p{cg, c0};
+      return (n >= 1 && lane_match_[n - 1] == p) || (n >= 2 && lane_match_[n - 2] == p);
+    };
+    for (size_t k = 0; k < sends.size(); ++k) {
+      if (!seen(sends[k], refs_[x.refs + k])) match(sends[k], refs_[x.refs + k]);
+    }
+    for (size_t k = 0; k < recvs.size(); ++k) {
+      const uint32_t c0 = refs_[x.refs + x.sends + k];
+      if (!seen(recvs[k], c0)) match(recvs[k], c0);
+    }
   }
   ++at_;
   return next_++;

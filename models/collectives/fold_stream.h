@@ -67,6 +67,10 @@ class FoldStream {
   uint32_t local_ = 0;  // current lane's index among gpu_'s lanes
   uint32_t at_ = 0;     // chunks of the current lane so far
   uint32_t next_ = 0;   // next handle
+  // The current lane's last noted send (fan-out 0) and receive connections; and, on a GPU that
+  // is not a representative, its representative's lane.
+  uint32_t last_send_ = kNone, last_recv_ = kNone;
+  const std::vector<Chunk>* rep_lane_ = nullptr;
   std::vector<uint32_t> lanes_per_gpu_;
   std::vector<LaneRec> lanes_;
   std::vector<std::vector<uint32_t>> rep_channel_;    // per representative, by local lane

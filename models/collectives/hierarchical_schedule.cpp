@@ -57,19 +57,26 @@ std::vector<uint32_t> inter_ar(Ctx& x, int m, int l, const RankConns& k,
     const uint64_t base = x.part(x.loops[i], l);
     const uint64_t len = x.plen(x.loops[i], l);
     const uint64_t sub = round_up(div_up(len, static_cast<uint64_t>(nn)), kChunkAlign);
-    auto at = [&](int j) { return base + static_cast<uint64_t>(mod(j, nn)) * sub; };
-    auto sl = [&](int j) { return clamp_len(len, at(j) - base, sub); };
+    // Sub-part p of the part (p in [0, nn), stepped down with wrap: no division per step).
+    auto at = [&](int p) { return base + static_cast<uint64_t>(p) * sub; };
+    auto sl = [&](int p) { return clamp_len(len, static_cast<uint64_t>(p) * sub, sub); };
+    auto down = [nn](int p) { return p == 0 ? nn - 1 : p - 1; };
     constexpr Phase rs = Phase::kReduceScatter;
     constexpr Phase ag = Phase::kAllGather;
-    x.b.chunk(kSendOnly, rs, at(m - 1), sl(m - 1), {k.x_send}, {}, after[i]);
+    int p = down(m);  // m - 1
+    x.b.chunk(kSendOnly, rs, at(p), sl(p), {k.x_send}, {}, after[i]);
     for (int j = 2; j < nn; ++j) {
-      x.b.chunk(kRecvReduceSend, rs, at(m - j), sl(m - j), {k.x_send}, {k.x_recv});
+      p = down(p);  // m - j
+      x.b.chunk(kRecvReduceSend, rs, at(p), sl(p), {k.x_send}, {k.x_recv});
     }
     x.b.chunk(kRecvReduceCopySend, rs, at(m), sl(m), {k.x_send}, {k.x_recv});
+    p = m;
     for (int j = 1; j < nn - 1; ++j) {
-      x.b.chunk(kRecvCopySend, ag, at(m - j), sl(m - j), {k.x_send}, {k.x_recv});
+      p = down(p);  // m - j
+      x.b.chunk(kRecvCopySend, ag, at(p), sl(p), {k.x_send}, {k.x_recv});
     }
-    ends.push_back(x.b.chunk(kRecvOnly, ag, at(m + 1), sl(m + 1), {}, {k.x_recv}));
+    const int last = m + 1 == nn ? 0 : m + 1;
+    ends.push_back(x.b.chunk(kRecvOnly, ag, at(last), sl(last), {}, {k.x_recv}));
   }
   return ends;
 }
