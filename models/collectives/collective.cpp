@@ -34,22 +34,16 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
     for (size_t i = 0; in_order && i < group_.size(); ++i)
       in_order = group_[i] == static_cast<int>(i);
     if (!in_order) throw common::FoldError("the group is not every GPU in order");
-    common::GpuRotation rot = spec.fold_rotation.per_node == 0
-                                  ? common::GpuRotation{1, machine_.size()}
-                                  : spec.fold_rotation;
+    const common::GpuRotation rot = spec.fold_rotation.per_node == 0
+                                        ? common::GpuRotation{1, machine_.size()}
+                                        : spec.fold_rotation;
     if (rot.size() != machine_.size()) throw common::FoldError("rotation and machine differ");
-    try {
-      fold(g, rot);
-    } catch (const common::FoldError&) {
-      // A flat ring across nodes is the same from every GPU under whole-node rotations only:
-      // retry with node 0's GPUs as representatives when the machine simulates them.
-      if (rot.whole_nodes || rot.nodes < 2 || algo_ == Algo::kNvls) throw;
-      rot.whole_nodes = true;
-      for (int r = 0; r < rot.reps(); ++r) {
-        if (machine_.gpus[static_cast<size_t>(r)].hbm == nullptr) throw;
+    for (int r = 0; r < rot.reps(); ++r) {
+      if (machine_.gpus[static_cast<size_t>(r)].hbm == nullptr) {
+        throw common::FoldError("representative GPU " + std::to_string(r) + " is not simulated");
       }
-      fold(g, rot);
     }
+    fold(g, rot);
     fold_rotation_ = rot;
     fold_gpus_ = machine_.size();
   }

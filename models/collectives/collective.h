@@ -37,10 +37,9 @@ struct CollectiveSpec {
   // Folded run (models/common/mirror.h): only the representatives' lanes run (collectives/fold.h);
   // needs the whole machine as the group in order and a CU executor, else common::FoldError.
   bool fold = false;
-  // The rotations the fabric allows (per_node 0: the machine's GPUs as one cyclic group). When a
-  // multi-node node x local rotation does not fold, whole-node rotations are tried if the machine
-  // simulates node 0's GPUs (else the FoldError stands); whole_nodes set: those alone. The
-  // caller folds RemoteMemory with Collective::fold_rotation(), the rotation that held.
+  // The rotations to fold under (per_node 0: the machine's GPUs as one cyclic group); the machine
+  // must simulate their representatives (mirror.h), else common::FoldError. The caller folds
+  // RemoteMemory with Collective::fold_rotation().
   common::GpuRotation fold_rotation{1, 0};
 };
 

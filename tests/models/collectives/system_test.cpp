@@ -128,16 +128,23 @@ TEST(SystemCollective, EveryKindRunsOnAWholeSystem) {
   EXPECT_GT(rs.us, ar.us / 3);
 }
 
-// A flat ring across two DGX H100 nodes does not fold under node x local rotation; on a system
-// that simulates node 0's GPUs the collective retries with whole-node rotations and node 0's 8
-// GPUs stand for all 16 (within 1 % of the full run); with GPU 0 alone it cannot.
-TEST(SystemCollective, FlatRingFoldsOntoNodeZeroInPlace) {
+// A flat ring across two DGX H100 nodes does not fold under node x local rotation; under
+// whole-node rotations node 0's 8 GPUs stand for all 16 (within 1 % of the full run), on a system
+// that simulates them (with GPU 0 alone it cannot).
+TEST(SystemCollective, FlatRingFoldsOntoNodeZeroUnderWholeNodeRotations) {
   const ConfigDoc doc = system::load_system_config("dgx-h100-2node", kConfigs);
   CollectiveSpec s;
   s.bytes = uint64_t{4} << 20;
   s.algo = Algo::kRing;
   s.fold = true;
   s.fold_rotation = common::GpuRotation{2, 8};
+  {
+    Simulator sim;
+    system::System eight(sim, ConfigNode::root(doc), 8);
+    EXPECT_THROW(Collective(sim, &eight, "coll", eight.machine(), eight.collectives(), s),
+                 common::FoldError);
+  }
+  s.fold_rotation.whole_nodes = true;
   {
     Simulator sim;
     system::System one(sim, ConfigNode::root(doc), 1);
