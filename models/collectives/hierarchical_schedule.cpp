@@ -1,11 +1,14 @@
 // Hierarchical all-reduce for multi-node systems: per loop and channel, the data is cut into one
 // part per local rank; lane A reduce-scatters the parts over the node's NVLink ring, lane B
-// all-reduces its part over the inter-node ring of same-local-rank GPUs (cut into one sub-part per
-// node), lane C all-gathers the parts over the node ring. The three lanes of a channel share its CU
-// and hand chunks on through `dep`, so loop i's inter-node phase overlaps loop i+1's intra-node
-// reduce-scatter (NCCL's split-thread tree/collnet kernels work the same way).
+// all-reduces its part over the inter-node ring of same-local-rank GPUs (NCCL's ring, one piece
+// per node and step, over groups of loops), lane C all-gathers the parts over the node ring. The
+// three lanes of a channel share its CU and hand chunks on through `dep`, so one group's
+// inter-node phase overlaps the next group's intra-node reduce-scatter (NCCL's split-thread
+// tree/collnet kernels work the same way).
 #include <algorithm>
 #include <array>
+#include <numeric>
+#include <utility>
 
 #include "models/collectives/schedule_builder.h"
 
@@ -48,35 +51,87 @@ std::vector<uint32_t> intra_rs(Ctx& x, int l, const RankConns& k) {
   return ends;
 }
 
-// Lane B: ring all-reduce of part l among the same-local-rank GPUs of every node.
+// Smallest inter-node step worth a loop of pipeline (t3sim modelling choice): 16 KiB takes about
+// 10 us on one of 32 channels' shares of a 400 Gb/s NIC, about a step's latency. Chosen from the
+// simulated 8-128 node series (README, "Cluster scale"), not from measurements.
+constexpr uint64_t kMinInterStep = 16 << 10;
+
+// Loops per inter-node ring loop. With few nodes (the inter-node ring takes no more steps than the
+// node's reduce-scatter) one: each loop's part is cut into one piece per node and the lanes
+// pipeline loop by loop. With more, the fewest loops (a divisor of both counts) whose pieces
+// reach kMinInterStep, else all that divide both: fewer, longer latency-bound steps then save
+// more than the pipeline.
+int group_size(const Ctx& x, int loops) {
+  const NodeShape& sh = x.sh;
+  if (2 * (sh.nodes - 1) <= sh.local - 1) return 1;
+  const int most = std::gcd(sh.nodes, loops);
+  const uint64_t part = x.loops.empty() ? 0 : x.loops.front().real;
+  for (int g = 1; g < most; ++g) {
+    if (most % g != 0) continue;
+    const auto cuts = static_cast<uint64_t>(sh.nodes / g);
+    if (round_up(div_up(part, cuts), kChunkAlign) >= kMinInterStep) return g;  // as inter_ar cuts
+  }
+  return most;
+}
+
+// Lane B: ring all-reduce of part l among the same-local-rank GPUs of every node, as NCCL's ring
+// runs it: each step carries one piece, a loop of the ring is one piece per node. The loops'
+// parts are taken group_size() at a time, each cut into nodes / group pieces (1 GiB on 128 nodes:
+// 4 loops of 1 MiB parts in groups of 2, 16 KiB steps instead of 8 KiB). A group's ring starts
+// when the node's reduce-scatter of the group's parts is done (`after`, per loop) and hands them
+// on when it ends (returned, per loop).
 std::vector<uint32_t> inter_ar(Ctx& x, int m, int l, const RankConns& k,
                                const std::vector<uint32_t>& after) {
-  std::vector<uint32_t> ends;
   const int nn = x.sh.nodes;
-  for (size_t i = 0; i < x.loops.size(); ++i) {
-    const uint64_t base = x.part(x.loops[i], l);
-    const uint64_t len = x.plen(x.loops[i], l);
-    const uint64_t sub = round_up(div_up(len, static_cast<uint64_t>(nn)), kChunkAlign);
-    // Sub-part p of the part (p in [0, nn), stepped down with wrap: no division per step).
-    auto at = [&](int p) { return base + static_cast<uint64_t>(p) * sub; };
-    auto sl = [&](int p) { return clamp_len(len, static_cast<uint64_t>(p) * sub, sub); };
-    auto down = [nn](int p) { return p == 0 ? nn - 1 : p - 1; };
+  const auto nloops = static_cast<int>(x.loops.size());
+  const int group = group_size(x, nloops);
+  const int cuts = nn / group;  // pieces per part
+  std::vector<uint32_t> ends(x.loops.size());
+  for (int g0 = 0; g0 < nloops; g0 += group) {
+    // Piece p is cut (p mod cuts) of the group's part p / cuts; stepped down with wrap (no
+    // division per step).
+    struct Piece {
+      int part, cut;
+    };
+    auto down = [&](Piece p) {
+      if (--p.cut < 0) {
+        p.cut = cuts - 1;
+        if (--p.part < 0) p.part = group - 1;
+      }
+      return p;
+    };
+    auto piece_of = [&](int node) { return Piece{node / cuts, node % cuts}; };
+    auto cut_len = [&](const Piece& p) {
+      const uint64_t len = x.plen(x.loops[static_cast<size_t>(g0 + p.part)], l);
+      return std::pair{len, round_up(div_up(len, static_cast<uint64_t>(cuts)), kChunkAlign)};
+    };
+    auto at = [&](const Piece& p) {
+      return x.part(x.loops[static_cast<size_t>(g0 + p.part)], l) +
+             static_cast<uint64_t>(p.cut) * cut_len(p).second;
+    };
+    auto sl = [&](const Piece& p) {
+      const auto [len, cut] = cut_len(p);
+      return clamp_len(len, static_cast<uint64_t>(p.cut) * cut, cut);
+    };
     constexpr Phase rs = Phase::kReduceScatter;
     constexpr Phase ag = Phase::kAllGather;
-    int p = down(m);  // m - 1
-    x.b.chunk(kSendOnly, rs, at(p), sl(p), {k.x_send}, {}, after[i]);
+    const Piece own = piece_of(m);
+    Piece p = down(own);  // m - 1
+    x.b.chunk(kSendOnly, rs, at(p), sl(p), {k.x_send}, {},
+              after[static_cast<size_t>(g0 + group - 1)]);
     for (int j = 2; j < nn; ++j) {
       p = down(p);  // m - j
       x.b.chunk(kRecvReduceSend, rs, at(p), sl(p), {k.x_send}, {k.x_recv});
     }
-    x.b.chunk(kRecvReduceCopySend, rs, at(m), sl(m), {k.x_send}, {k.x_recv});
-    p = m;
+    x.b.chunk(kRecvReduceCopySend, rs, at(own), sl(own), {k.x_send}, {k.x_recv});
+    p = own;
     for (int j = 1; j < nn - 1; ++j) {
       p = down(p);  // m - j
       x.b.chunk(kRecvCopySend, ag, at(p), sl(p), {k.x_send}, {k.x_recv});
     }
-    const int last = m + 1 == nn ? 0 : m + 1;
-    ends.push_back(x.b.chunk(kRecvOnly, ag, at(last), sl(last), {}, {k.x_recv}));
+    p = down(p);  // m + 1
+    const uint32_t end = x.b.chunk(kRecvOnly, ag, at(p), sl(p), {}, {k.x_recv});
+    for (int i = g0; i < g0 + group; ++i) ends[static_cast<size_t>(i)] = end;
   }
   return ends;
 }

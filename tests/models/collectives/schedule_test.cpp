@@ -6,7 +6,9 @@
 #include <set>
 #include <utility>
 
+#include "models/collectives/fold.h"
 #include "models/collectives/schedule.h"
+#include "models/common/mirror.h"
 #include "sim/errors.h"
 
 namespace t3sim::collectives {
@@ -138,6 +140,34 @@ TEST(HierarchicalSchedule, InterNodeTrafficIsOneNodeShare) {
   EXPECT_EQ(s.lanes.size(), 2u * 16 * 3);  // three lanes per channel and GPU
   g.gpus_per_node = 16;
   EXPECT_THROW(make_hierarchical(g), ConfigError);
+}
+
+TEST(HierarchicalSchedule, ManyNodesTakeLoopsTogetherForLongerInterNodeSteps) {
+  // 16 nodes x 2 GPUs, one channel, 256 KiB: two loops of 64 KiB parts per GPU. Cut per loop, an
+  // inter-node step would carry 4 KiB; the two loops go round the inter-node ring together, in
+  // 8 KiB steps, half as many.
+  const int n = 32;
+  const uint64_t S = 256 << 10;
+  Geometry g = geo(Kind::kAllReduce, S, n, 1);
+  g.gpus_per_node = 2;
+  const Schedule s = make_hierarchical(g);
+  std::vector<uint64_t> inter(n, 0), steps(n, 0);
+  for (const Lane& l : s.lanes) {
+    for (uint32_t i = l.first_op; i < l.first_op + l.num_ops; ++i) {
+      const Op& op = s.ops[i];
+      if (op.sends == 0 || op.bytes == 0 || !s.conns[s.send_conn(op, 0)].inter_node) continue;
+      EXPECT_EQ(op.bytes, 8u << 10);
+      inter[static_cast<size_t>(l.gpu)] += op.bytes;
+      ++steps[static_cast<size_t>(l.gpu)];
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(inter[r], 2 * 15 * (S / 2) / 16) << r;  // ring AR of S / 2 over 16 nodes
+    EXPECT_EQ(steps[r], 2u * 15) << r;
+  }
+  // Every node takes the same groups: the schedule still folds by node x local rotation.
+  const Schedule f = fold_schedule(s, common::GpuRotation{16, 2});
+  EXPECT_EQ(f.ops.size() * n, s.ops.size());
 }
 
 TEST(RingSchedule, MultiRingReduceScatterStillLeavesRankROwningPartR) {
