@@ -73,7 +73,8 @@ void FoldStream::open_lane(int gpu, uint32_t channel) {
   gpu_ = gpu;
   local_ = lanes_per_gpu_[static_cast<size_t>(gpu)]++;
   at_ = 0;
-  last_send_ = last_recv_ = kNone;
+  last_send_ = last_recv_ = paired_send_ = paired_recv_ = kNone;
+  rep_lane_ = nullptr;
   const auto r = static_cast<size_t>(rot_.rep(gpu));
   const auto rep_name = [&] { return "GPU " + std::to_string(r) + "'s"; };
   if (gpu < rot_.reps()) {
@@ -128,9 +129,9 @@ void FoldStream::match(uint32_t cg, uint32_t c0) {
   lane_match_.emplace_back(cg, c0);
 }
 
-uint32_t FoldStream::chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t stride,
-                           std::span<const uint32_t> sends, std::span<const uint32_t> recvs,
-                           uint32_t dep, uint32_t real_last) {
+uint32_t FoldStream::chunk_checked(uint8_t flags, Phase phase, uint64_t bytes, uint64_t stride,
+                                   std::span<const uint32_t> sends, std::span<const uint32_t> recvs,
+                                   uint32_t dep, uint32_t real_last) {
   if (gpu_ < 0) throw ModelError("collectives", "schedule op emitted without an open lane");
   if (stride != 0 && !recvs.empty()) throw FoldError("per-peer receive addressing");
   for (size_t k = 0; k < sends.size(); ++k) note_conn(sends[k], true, static_cast<uint16_t>(k));
@@ -185,6 +186,9 @@ uint32_t FoldStream::chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t 
       const uint32_t c0 = refs_[x.refs + x.sends + k];
       if (!seen(recvs[k], c0)) match(recvs[k], c0);
     }
+    // note_conn left last_send_ at sends[0] and last_recv_ at recvs.back(): their partners.
+    if (!sends.empty()) paired_send_ = refs_[x.refs];
+    if (!recvs.empty()) paired_recv_ = refs_[x.refs + x.sends + recvs.size() - 1];
   }
   ++at_;
   return next_++;

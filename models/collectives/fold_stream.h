@@ -30,7 +30,13 @@ class FoldStream {
   void open_lane(int gpu, uint32_t channel);
   uint32_t chunk(uint8_t flags, Phase phase, uint64_t bytes, uint64_t stride,
                  std::span<const uint32_t> sends, std::span<const uint32_t> recvs, uint32_t dep,
-                 uint32_t real_last);
+                 uint32_t real_last) {
+    if (repeats(flags, phase, bytes, stride, sends, recvs, dep)) {
+      ++at_;
+      return next_++;
+    }
+    return chunk_checked(flags, phase, bytes, stride, sends, recvs, dep, real_last);
+  }
   bool storing() const { return gpu_ >= 0 && gpu_ < rot_.reps(); }
   // The stored op id of handle `h`'s last slice; h must be one of a representative's chunks.
   uint32_t real(uint32_t h) const;
@@ -55,6 +61,31 @@ class FoldStream {
     uint32_t local;  // index among its GPU's lanes
     uint32_t first;  // handle of its first chunk
   };
+  uint32_t chunk_checked(uint8_t flags, Phase phase, uint64_t bytes, uint64_t stride,
+                         std::span<const uint32_t> sends, std::span<const uint32_t> recvs,
+                         uint32_t dep, uint32_t real_last);
+  // The common case on a GPU that is not a representative, counted without the full check: no
+  // dependency, at most one send and one receive, on the connections the lane's previous checked
+  // chunk paired with its representative's, which uses the same ones here with the same arguments.
+  bool repeats(uint8_t flags, Phase phase, uint64_t bytes, uint64_t stride,
+               std::span<const uint32_t> sends, std::span<const uint32_t> recvs, uint32_t dep) {
+    if (rep_lane_ == nullptr || dep != kNone || stride != 0 || sends.size() > 1 ||
+        recvs.size() > 1 || at_ >= rep_lane_->size()) {
+      return false;
+    }
+    const Chunk& x = (*rep_lane_)[at_];
+    if (x.bytes != bytes || x.stride != 0 || x.flags != flags || x.phase != phase ||
+        x.sends != sends.size() || x.recvs != recvs.size() || x.dep_lane != kNone) {
+      return false;
+    }
+    if (!sends.empty() && (sends[0] != last_send_ || refs_[x.refs] != paired_send_)) return false;
+    if (!recvs.empty() && (recvs[0] != last_recv_ || refs_[x.refs + x.sends] != paired_recv_)) {
+      return false;
+    }
+    if (!sends.empty()) ++nsend_[sends[0]];
+    if (!recvs.empty()) ++nrecv_[recvs[0]];
+    return true;
+  }
   const LaneRec& lane_of(uint32_t handle) const;
   const std::vector<Chunk>& rep_lane() const;  // the current lane's representative's
   void grow(size_t n);                         // per-connection arrays to at least n
@@ -71,6 +102,9 @@ class FoldStream {
   // is not a representative, its representative's lane.
   uint32_t last_send_ = kNone, last_recv_ = kNone;
   const std::vector<Chunk>* rep_lane_ = nullptr;
+  // The representative's connections that the current lane's last checked chunk paired with
+  // last_send_ and last_recv_.
+  uint32_t paired_send_ = kNone, paired_recv_ = kNone;
   std::vector<uint32_t> lanes_per_gpu_;
   std::vector<LaneRec> lanes_;
   std::vector<std::vector<uint32_t>> rep_channel_;    // per representative, by local lane

@@ -87,6 +87,10 @@ std::vector<uint32_t> inter_ar(Ctx& x, int m, int l, const RankConns& k,
   const int group = group_size(x, nloops);
   const int cuts = nn / group;  // pieces per part
   std::vector<uint32_t> ends(x.loops.size());
+  struct Part {
+    uint64_t base, len, cut;  // offset, bytes, bytes per piece
+  };
+  std::vector<Part> parts;  // the group's
   for (int g0 = 0; g0 < nloops; g0 += group) {
     // Piece p is cut (p mod cuts) of the group's part p / cuts; stepped down with wrap (no
     // division per step).
@@ -101,17 +105,20 @@ std::vector<uint32_t> inter_ar(Ctx& x, int m, int l, const RankConns& k,
       return p;
     };
     auto piece_of = [&](int node) { return Piece{node / cuts, node % cuts}; };
-    auto cut_len = [&](const Piece& p) {
-      const uint64_t len = x.plen(x.loops[static_cast<size_t>(g0 + p.part)], l);
-      return std::pair{len, round_up(div_up(len, static_cast<uint64_t>(cuts)), kChunkAlign)};
-    };
+    parts.clear();
+    for (int q = g0; q < g0 + group; ++q) {
+      const Loop& lp = x.loops[static_cast<size_t>(q)];
+      const uint64_t len = x.plen(lp, l);
+      parts.push_back(Part{x.part(lp, l), len,
+                           round_up(div_up(len, static_cast<uint64_t>(cuts)), kChunkAlign)});
+    }
     auto at = [&](const Piece& p) {
-      return x.part(x.loops[static_cast<size_t>(g0 + p.part)], l) +
-             static_cast<uint64_t>(p.cut) * cut_len(p).second;
+      const Part& q = parts[static_cast<size_t>(p.part)];
+      return q.base + static_cast<uint64_t>(p.cut) * q.cut;
     };
     auto sl = [&](const Piece& p) {
-      const auto [len, cut] = cut_len(p);
-      return clamp_len(len, static_cast<uint64_t>(p.cut) * cut, cut);
+      const Part& q = parts[static_cast<size_t>(p.part)];
+      return clamp_len(q.len, static_cast<uint64_t>(p.cut) * q.cut, q.cut);
     };
     constexpr Phase rs = Phase::kReduceScatter;
     constexpr Phase ag = Phase::kAllGather;

@@ -64,9 +64,11 @@ void ScheduleBuilder::close_lane() {
 
 void ScheduleBuilder::open_lane(int rank, uint32_t channel) {
   close_lane();
+  dropping_ = false;
   if (fold_) {
     fold_->open_lane(gpu(rank), channel);
-    if (!fold_->storing()) return;
+    dropping_ = !fold_->storing();
+    if (dropping_) return;
   }
   s_.lanes.push_back(Lane{gpu(rank), rank, channel, static_cast<uint32_t>(s_.ops.size()), 0});
   lane_open_ = true;
@@ -94,12 +96,10 @@ uint32_t ScheduleBuilder::emit(uint8_t flags, Phase phase, uint64_t offset, uint
   return static_cast<uint32_t>(s_.ops.size() - 1);
 }
 
-uint32_t ScheduleBuilder::chunk(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
-                                std::span<const uint32_t> sends, std::span<const uint32_t> recvs,
-                                uint64_t stride, uint32_t dep) {
-  if (fold_ && !fold_->storing()) {
-    return fold_->chunk(flags, phase, bytes, stride, sends, recvs, dep, kNone);
-  }
+uint32_t ScheduleBuilder::chunk_stored(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
+                                       std::span<const uint32_t> sends,
+                                       std::span<const uint32_t> recvs, uint64_t stride,
+                                       uint32_t dep) {
   if (!lane_open_) throw ModelError("collectives", "schedule op emitted without an open lane");
   const uint32_t handle_dep = dep;
   if (fold_ && dep != kNone) dep = fold_->real(dep);

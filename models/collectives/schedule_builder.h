@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/fold_stream.h"
 #include "models/collectives/schedule.h"
 
 namespace t3sim::collectives {
@@ -49,8 +50,6 @@ struct NodeShape {
 // `min_nodes` equal nodes whose GPUs are consecutive in the group; gpus_per_node 0 is one node.
 NodeShape node_shape(const Geometry& g, const std::string& algo, int min_nodes);
 
-class FoldStream;
-
 // With Geometry::fold set, only GPU 0's lanes are stored and take() returns the folded schedule
 // (fold_stream.h); chunk ids are then handles that are only good as `dep` of later chunks.
 class ScheduleBuilder {
@@ -69,7 +68,10 @@ class ScheduleBuilder {
   // Emits the slices of one chunk op on the open lane; returns the id of its last slice.
   uint32_t chunk(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
                  std::span<const uint32_t> sends, std::span<const uint32_t> recvs,
-                 uint64_t stride = 0, uint32_t dep = kNone);
+                 uint64_t stride = 0, uint32_t dep = kNone) {
+    if (dropping_) return fold_->chunk(flags, phase, bytes, stride, sends, recvs, dep, kNone);
+    return chunk_stored(flags, phase, offset, bytes, sends, recvs, stride, dep);
+  }
   uint32_t chunk(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
                  std::initializer_list<uint32_t> sends, std::initializer_list<uint32_t> recvs,
                  uint32_t dep = kNone) {
@@ -80,6 +82,9 @@ class ScheduleBuilder {
   Schedule take();
 
  private:
+  uint32_t chunk_stored(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
+                        std::span<const uint32_t> sends, std::span<const uint32_t> recvs,
+                        uint64_t stride, uint32_t dep);
   void close_lane();
   uint32_t emit(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes, uint64_t stride,
                 uint32_t send_list, uint32_t recv_list, uint16_t sends, uint16_t recvs,
@@ -87,6 +92,7 @@ class ScheduleBuilder {
   Geometry g_;
   Schedule s_;
   bool lane_open_ = false;  // a stored lane is open
+  bool dropping_ = false;   // a folded lane is open that is checked and dropped (fold_stream.h)
   std::unique_ptr<FoldStream> fold_;
 };
 

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
+
+#include "models/collectives/fold_stream.h"
 #include "models/common/mirror.h"
 #include "tests/models/collectives/fold_helpers.h"
 
@@ -129,6 +132,32 @@ TEST(FoldStream, RefusesWhatFoldScheduleRefuses) {
   const common::GpuRotation nodes{4, 8};
   t.fold = &nodes;
   EXPECT_THROW(make_tree(t), common::FoldError);
+}
+
+// GPU 1 repeats GPU 0's chunks on its own connections; a repeat that differs in any argument
+// (here the size, the operation, a dependency) is refused as it is generated, also after a run of
+// repeats that were counted without the full check.
+TEST(FoldStream, ARepeatedChunkIsStillCheckedArgumentByArgument) {
+  constexpr uint8_t kStep = kRecv | kReadLocal | kSend;
+  const auto run = [](uint64_t bytes, uint8_t flags, bool dep) {
+    FoldStream fs(common::GpuRotation{1, 2});
+    const uint32_t c01 = 0, c10 = 1;  // GPU 0 -> 1 and GPU 1 -> 0
+    const auto step = [&](uint32_t send, uint32_t recv, uint64_t b, uint8_t f, uint32_t d,
+                          uint32_t real) {
+      return fs.chunk(f, Phase::kReduceScatter, b, 0, std::span(&send, 1), std::span(&recv, 1), d,
+                      real);
+    };
+    fs.open_lane(0, 0);
+    for (uint32_t i = 0; i < 4; ++i) step(c01, c10, 4096, kStep, kNone, i);
+    fs.open_lane(1, 0);
+    const uint32_t first = step(c10, c01, 4096, kStep, kNone, kNone);
+    for (int i = 0; i < 2; ++i) step(c10, c01, 4096, kStep, kNone, kNone);
+    step(c10, c01, bytes, flags, dep ? first : kNone, kNone);
+  };
+  EXPECT_NO_THROW(run(4096, kStep, false));
+  EXPECT_THROW(run(8192, kStep, false), common::FoldError);
+  EXPECT_THROW(run(4096, kRecv | kSend, false), common::FoldError);
+  EXPECT_THROW(run(4096, kStep, true), common::FoldError);
 }
 
 TEST(GpuRotation, NodeAndLocalIndexRotateApart) {
