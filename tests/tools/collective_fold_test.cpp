@@ -2,9 +2,10 @@
 // ring and NVLS all-reduce fold to GPU 0 alone and agree with the full 8-GPU run (ring within
 // 1 %, NVLS within 5 %: the full run's GPUs drift a little apart while every copy of a folded
 // piece shares GPU 0's links); the hierarchical all-reduce on two DGX H100 nodes folds by node
-// x local rotation (within 2 %), a flat ring across nodes onto node 0's GPUs by whole-node
-// rotations (also on a striped leaf-spine), with far fewer events; runs that cannot fold (a
-// multi-node Tree, a group that is not every GPU) fall back to the full run with its exact result.
+// x local rotation (within 2 %; on 8 nodes too, where the rail ring groups its loops), a flat ring
+// across nodes onto node 0's GPUs by whole-node rotations (also on a striped leaf-spine), with far
+// fewer events; runs that cannot fold (a multi-node Tree, a group that is not every GPU) fall back
+// to the full run with its exact result.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -81,6 +82,21 @@ TEST(CollectiveFold, HierarchicalFoldsOnAStripedLeafSpine) {
   EXPECT_TRUE(f.folded);
   EXPECT_LT(f.events * 4, full.events);
   EXPECT_LE(std::abs(f.time_us - full.time_us), 0.03 * full.time_us)
+      << "folded " << f.time_us << " us, full " << full.time_us << " us";
+}
+
+TEST(CollectiveFold, HierarchicalWithGroupedInterNodeLoopsMatchesTheFullRun) {
+  // 8 DGX H100 nodes, 16 MiB: each channel's rail ring takes its two loops together (4 KiB
+  // pieces per loop would be too short a step), and GPU 0 still stands for all 64.
+  const ConfigDoc sys = studies::load_system(
+      env(), "dgx-h100-128node", {"fabric.nodes=8", "gpus=64", "fabric.placement=striped"});
+  const auto f = studies::probe_collective(
+      sys, all_reduce(uint64_t{16} << 20, collectives::Algo::kHierarchical, 64, true));
+  const auto full = studies::probe_collective(
+      sys, all_reduce(uint64_t{16} << 20, collectives::Algo::kHierarchical, 64, false));
+  EXPECT_TRUE(f.folded);
+  EXPECT_LT(f.events * 16, full.events);
+  EXPECT_LE(std::abs(f.time_us - full.time_us), 0.02 * full.time_us)
       << "folded " << f.time_us << " us, full " << full.time_us << " us";
 }
 
