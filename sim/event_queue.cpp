@@ -65,31 +65,28 @@ constexpr size_t kPurgeSlack = 1024;
 }
 
 // An entry that runs after every one of run_ (an event at now in the running band or a later one,
-// with nothing later in the window) is appended. One that runs before at most kShiftMax of run_'s
-// pending entries (typically an event at now while the window holds later ones) takes its place
-// there, those before it moving one slot towards the front, into the slot of the entry that ran
-// last. Any other goes to late_.
+// with nothing later in the window) is appended. Another takes its place in run_ if at most
+// kShiftMax entries have to move for it: those before it one slot towards the front, into the slot
+// of the entry that ran last (typically for an event at now while the window holds later ones), or
+// those after it one slot back. Any other goes to late_.
 void EventQueue::push_window(const QueueEntry& e) {
   if (run_.empty() || before(run_.back(), e)) {
     run_.push_back(e);
     return;
   }
-  if (run_head_ > 0) {
-    constexpr size_t kShiftMax = 8;
-    const size_t end = std::min(run_.size(), run_head_ + kShiftMax);
-    size_t p = run_head_;
-    while (p < end && before(run_[p], e)) ++p;
-    if (p < end) {  // e runs just before run_[p]
-      std::copy(run_.begin() + static_cast<std::ptrdiff_t>(run_head_),
-                run_.begin() + static_cast<std::ptrdiff_t>(p),
-                run_.begin() + static_cast<std::ptrdiff_t>(run_head_ - 1));
-      run_[p - 1] = e;
-      --run_head_;
-      return;
-    }
+  constexpr size_t kShiftMax = 16;
+  const auto head = run_.begin() + static_cast<std::ptrdiff_t>(run_head_);
+  const auto pos = std::lower_bound(head, run_.end(), e, before);  // e runs just before *pos
+  if (run_head_ > 0 && static_cast<size_t>(pos - head) <= kShiftMax) {
+    std::copy(head, pos, head - 1);
+    *(pos - 1) = e;
+    --run_head_;
+  } else if (static_cast<size_t>(run_.end() - pos) <= kShiftMax) {
+    run_.insert(pos, e);
+  } else {
+    late_.push_back(e);
+    std::push_heap(late_.begin(), late_.end(), Later{});
   }
-  late_.push_back(e);
-  std::push_heap(late_.begin(), late_.end(), Later{});
 }
 
 EventQueue::EventQueue() : buckets_((kLevels - 1) * kDigits) {}
