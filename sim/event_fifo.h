@@ -65,6 +65,8 @@ class EntryFifo {
   bool single() const {
     return has_first_ ? head_ == nullptr : head_ == tail_ && used_ == read_ + 1;
   }
+  // True if the FIFO holds at most 1 + kEntries entries (its inline one and one block).
+  bool at_most_one_block() const { return head_ == tail_; }
   const QueueEntry& front() const { return has_first_ ? first_ : head_->entries[read_]; }
 
   // Returns true if the FIFO was empty.

@@ -65,10 +65,24 @@ constexpr size_t kPurgeSlack = 1024;
 }
 
 // An entry that runs after every one of run_ (an event at now in the running band or a later one,
-// with nothing later in the window) is appended; any other goes to late_.
+// with nothing later in the window) is appended. Another takes its place in run_ if at most
+// kShiftMax entries have to move for it: those before it one slot towards the front, into the slot
+// of the entry that ran last (typically for an event at now while the window holds later ones), or
+// those after it one slot back. Any other goes to late_.
 void EventQueue::push_window(const QueueEntry& e) {
   if (run_.empty() || before(run_.back(), e)) {
     run_.push_back(e);
+    return;
+  }
+  constexpr size_t kShiftMax = 16;
+  const auto head = run_.begin() + static_cast<std::ptrdiff_t>(run_head_);
+  const auto pos = std::lower_bound(head, run_.end(), e, before);  // e runs just before *pos
+  if (run_head_ > 0 && static_cast<size_t>(pos - head) <= kShiftMax) {
+    std::copy(head, pos, head - 1);
+    *(pos - 1) = e;
+    --run_head_;
+  } else if (static_cast<size_t>(run_.end() - pos) <= kShiftMax) {
+    run_.insert(pos, e);
   } else {
     late_.push_back(e);
     std::push_heap(late_.begin(), late_.end(), Later{});
@@ -123,23 +137,28 @@ void EventQueue::clear_bit(int level, int digit) {
   if (summary_[level] == 0) levels_ &= ~(1u << level);
 }
 
-// Sorts run_ (filled from one bucket, in sequence order) by (tick, band, sequence). Up to 256
-// entries are sorted by 24-bit keys (the tick's low byte, the band, the index, which stands for the
-// sequence): up to 64 by rank (each key's count of smaller keys, a loop without branches), more
-// with std::sort. Beyond 256, by entries.
+// Sorts run_ (filled from one bucket, in sequence order) by (tick, band, sequence). A 65536 ps
+// window (a sparse run's) comes nearly in order and is first sorted by insertion. Otherwise up to
+// 256 entries are sorted by 32-bit keys (the tick's offset in the window, the band, the index,
+// which stands for the sequence: the insertion keeps entries of equal (tick, band) in order): up
+// to 64 by rank (each key's count of smaller keys, a loop without branches), more with
+// std::sort. Beyond 256, by entries.
 void EventQueue::sort_run() {
   const size_t n = run_.size();
+  if (window_last_ - anchor_ != kDigits - 1 && sort_nearly_sorted()) return;
   if (n > kDigits) {
     if (!std::is_sorted(run_.begin(), run_.end(), before)) {
       std::sort(run_.begin(), run_.end(), before);
     }
     return;
   }
-  std::array<int32_t, kDigits> keys;  // below 2^24: signed compares vectorise
+  // The tick's offset in the window (below 2^16), the band, the index: unsigned 32-bit keys, the
+  // top bit flipped so that they compare as signed ones, which vectorise.
+  std::array<int32_t, kDigits> keys;
   bool sorted = true;
   for (size_t i = 0; i < n; ++i) {
-    keys[i] =
-        static_cast<int32_t>((run_[i].tick & (kDigits - 1)) << 16 | run_[i].order >> 56 << 8 | i);
+    const uint64_t key = (run_[i].tick - anchor_) << 16 | run_[i].order >> 56 << 8 | i;
+    keys[i] = static_cast<int32_t>(static_cast<uint32_t>(key) ^ 0x80000000u);
     sorted &= i == 0 || keys[i - 1] < keys[i];
   }
   if (sorted) return;
@@ -156,6 +175,26 @@ void EventQueue::sort_run() {
     for (size_t i = 0; i < n; ++i) scratch_[i] = run_[static_cast<size_t>(keys[i]) & (kDigits - 1)];
   }
   run_.swap(scratch_);
+}
+
+// Sorts run_ by insertion (stable) unless that takes more than 4 moves per entry: then returns
+// false, run_ left a permutation in which entries of equal (tick, band) keep their order.
+bool EventQueue::sort_nearly_sorted() {
+  size_t budget = 4 * run_.size();
+  for (size_t i = 1; i < run_.size(); ++i) {
+    if (!before(run_[i], run_[i - 1])) continue;
+    const QueueEntry e = run_[i];
+    size_t j = i;
+    for (; j > 0 && before(e, run_[j - 1]); --j) {
+      run_[j] = run_[j - 1];
+      if (--budget == 0) {
+        run_[j - 1] = e;
+        return false;
+      }
+    }
+    run_[j] = e;
+  }
+  return true;
 }
 
 // With the window empty (run_ and late_): takes the lowest non-empty bucket of the lowest
@@ -175,6 +214,7 @@ bool EventQueue::refill() {
     QueueEntry lone;
     if (taken.take_lone(lone)) {
       anchor_ = lone.tick >> kDigitBits << kDigitBits;
+      window_last_ = anchor_ + (kDigits - 1);
       run_.push_back(lone);
       break;
     }
@@ -184,14 +224,25 @@ bool EventQueue::refill() {
     const int above_bits = shift + kDigitBits;
     const uint64_t above = above_bits >= 64 ? 0 : anchor_ >> above_bits << above_bits;
     anchor_ = above | (static_cast<uint64_t>(digit) << shift);
-    list.drain(pool_, [this](const QueueEntry& e) {
-      if (in_window(e.tick)) {  // runs within 256 ps: start the handler's cache miss
+    if (level == 2 && list.at_most_one_block()) {
+      // A sparse level-2 bucket is one window of 65536 ps (level 1 is empty): sorted at once
+      // instead of spread over level 1 and opened 256 ps at a time.
+      window_last_ = anchor_ + ((uint64_t{1} << (2 * kDigitBits)) - 1);
+      list.drain(pool_, [this](const QueueEntry& e) {
         __builtin_prefetch(e.ev);
         run_.push_back(e);
-      } else {
-        push_bucket(e);
-      }
-    });
+      });
+    } else {
+      window_last_ = anchor_ + (kDigits - 1);
+      list.drain(pool_, [this](const QueueEntry& e) {
+        if (in_window(e.tick)) {  // runs within 256 ps: start the handler's cache miss
+          __builtin_prefetch(e.ev);
+          run_.push_back(e);
+        } else {
+          push_bucket(e);
+        }
+      });
+    }
     sort_run();
   }
   return true;
