@@ -51,15 +51,11 @@ uint32_t FoldStream::real(uint32_t h) const {
   return rep_[static_cast<size_t>(l.gpu)][l.local][h - l.first].real_last;
 }
 
-const std::vector<FoldStream::Chunk>& FoldStream::rep_lane() const {
-  return rep_[static_cast<size_t>(rot_.rep(gpu_))][local_];
-}
-
 void FoldStream::close_lane() {
-  if (gpu_ >= rot_.reps() && at_ != rep_lane().size()) {
+  if (rep_lane_ != nullptr && at_ != rep_lane_->size()) {
     throw FoldError("GPU " + std::to_string(gpu_) + " lane " + std::to_string(local_) + " has " +
                     std::to_string(at_) + " chunks, GPU " + std::to_string(rot_.rep(gpu_)) +
-                    "'s has " + std::to_string(rep_lane().size()));
+                    "'s has " + std::to_string(rep_lane_->size()));
   }
   for (const auto& [cg, c0] : lane_match_) matches_.emplace_back(cg, c0, gpu_);
   lane_match_.clear();
@@ -174,18 +170,8 @@ uint32_t FoldStream::chunk_checked(uint8_t flags, Phase phase, uint64_t bytes, u
          (d->gpu != gpu_ || d->local != x.dep_lane || dep - d->first != x.dep_chunk))) {
       throw FoldError(where() + " depends on another GPU or a different op");
     }
-    const auto seen = [this](uint32_t cg, uint32_t c0) {  // the last two pairs noted: most chunks
-      const size_t n = lane_match_.size();
-      const std::pair p{cg, c0};
-      return (n >= 1 && lane_match_[n - 1] == p) || (n >= 2 && lane_match_[n - 2] == p);
-    };
-    for (size_t k = 0; k < sends.size(); ++k) {
-      if (!seen(sends[k], refs_[x.refs + k])) match(sends[k], refs_[x.refs + k]);
-    }
-    for (size_t k = 0; k < recvs.size(); ++k) {
-      const uint32_t c0 = refs_[x.refs + x.sends + k];
-      if (!seen(recvs[k], c0)) match(recvs[k], c0);
-    }
+    for (size_t k = 0; k < sends.size(); ++k) match(sends[k], refs_[x.refs + k]);
+    for (size_t k = 0; k < recvs.size(); ++k) match(recvs[k], refs_[x.refs + x.sends + k]);
     // note_conn left last_send_ at sends[0] and last_recv_ at recvs.back(): their partners.
     if (!sends.empty()) paired_send_ = refs_[x.refs];
     if (!recvs.empty()) paired_recv_ = refs_[x.refs + x.sends + recvs.size() - 1];

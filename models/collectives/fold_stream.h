@@ -87,8 +87,7 @@ class FoldStream {
     return true;
   }
   const LaneRec& lane_of(uint32_t handle) const;
-  const std::vector<Chunk>& rep_lane() const;  // the current lane's representative's
-  void grow(size_t n);                         // per-connection arrays to at least n
+  void grow(size_t n);  // per-connection arrays to at least n
   void note_conn(uint32_t c, bool send, uint16_t fan);
   void match(uint32_t cg, uint32_t c0);
   void close_lane();
@@ -98,8 +97,8 @@ class FoldStream {
   uint32_t local_ = 0;  // current lane's index among gpu_'s lanes
   uint32_t at_ = 0;     // chunks of the current lane so far
   uint32_t next_ = 0;   // next handle
-  // The current lane's last noted send (fan-out 0) and receive connections; and, on a GPU that
-  // is not a representative, its representative's lane.
+  // The current lane's last noted send (fan-out 0) and receive connections; and, while a lane of
+  // a GPU that is not a representative is open, its representative's lane (else nullptr).
   uint32_t last_send_ = kNone, last_recv_ = kNone;
   const std::vector<Chunk>* rep_lane_ = nullptr;
   // The representative's connections that the current lane's last checked chunk paired with
