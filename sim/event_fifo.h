@@ -114,9 +114,9 @@ class EntryFifo {
     }
   }
   // Calls f(entry) for each entry in order, returning each block to the pool once read; the FIFO is
-  // left empty before the first call, so f may push to it again.
+  // left empty before the first call, so f may push to it again. Always inlined (see refill()).
   template <class F>
-  void drain(EntryBlockPool& pool, F&& f) {
+  [[gnu::always_inline]] void drain(EntryBlockPool& pool, F&& f) {
     const EntryFifo list = *this;
     *this = EntryFifo{};
     if (list.has_first_) f(list.first_);
