@@ -91,6 +91,14 @@ rows, _ = parse(run("all_reduce_perf", "--system", "dgx-a100", "-b", "4M", "-e",
 t, algbw, busbw, _ = rows[0]["out"]
 if abs(busbw - algbw * 1.5) > 0.011:
     fail("-t 2 -g 2: busbw %g is not algbw x 2(4-1)/4" % busbw)
+# Past 64 GPUs a run that cannot fold says so before it starts, and names the options that can
+# fold it: NCCL's Tree on 9 nodes of the blocked leaf-spine cluster.
+p = subprocess.run([T3SIM, "nccl-tests", "all_reduce_perf", "--system", "dgx-h100-128node", "-b",
+                    "1K", "-e", "1K", "--set", "fabric.nodes=9", "--set", "gpus=72"],
+                   capture_output=True, text=True)
+want = "`--algo hierarchical --set fabric.placement=striped` can fold it"
+if p.returncode != 0 or "simulating all 72 GPUs" not in p.stderr or want not in p.stderr:
+    fail("72-GPU Tree: exit %d, stderr %r lacks %r" % (p.returncode, p.stderr, want))
 # Bad options are usage errors.
 run("all_reduce_perf", "--system", "dgx-a100", "-g", "9", expect=2)
 run("broadcast_perf", "--system", "dgx-a100", "-r", "8", expect=2)

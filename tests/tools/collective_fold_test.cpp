@@ -174,5 +174,31 @@ TEST(CollectiveFold, AsymmetricRunsFallBackToTheFullRun) {
   EXPECT_FALSE(part.folded);  // the group is not every GPU
 }
 
+TEST(CollectiveFold, TheOptionsSuggestedForARunThatCannotFoldMakeItFold) {
+  // Four nodes on a blocked leaf-spine, two per leaf group, NCCL's Tree: the full run stands,
+  // and the options fold_options() names make the same all-reduce fold.
+  const std::vector<std::string> shape = {"fabric.nodes=4", "gpus=32", "fabric.nodes_per_leaf=2"};
+  const ConfigDoc blocked = studies::load_system(env(), "dgx-h100-128node", shape);
+  const auto tree = all_reduce(uint64_t{4} << 20, collectives::Algo::kTree, 32, true);
+  EXPECT_FALSE(studies::probe_collective(blocked, tree).folded);
+  const std::string fix = studies::fold_options(blocked, false);
+  ASSERT_EQ(fix, "--algo hierarchical --set fabric.placement=striped");
+  std::vector<std::string> sets = shape;
+  sets.push_back(fix.substr(fix.rfind(' ') + 1));
+  const auto f = studies::probe_collective(
+      studies::load_system(env(), "dgx-h100-128node", sets),
+      all_reduce(uint64_t{4} << 20, collectives::Algo::kHierarchical, 32, true));
+  EXPECT_TRUE(f.folded) << f.how;
+  // A run that is hierarchical already hears of the placement alone; a striped leaf-spine, a
+  // two-level fabric with the hierarchical algorithm and one node's switch have nothing to add.
+  EXPECT_EQ(studies::fold_options(blocked, true), "--set fabric.placement=striped");
+  sets.back() = "fabric.placement=striped";
+  const ConfigDoc striped = studies::load_system(env(), "dgx-h100-128node", sets);
+  EXPECT_EQ(studies::fold_options(striped, false), "--algo hierarchical");
+  EXPECT_EQ(studies::fold_options(striped, true), "");
+  EXPECT_EQ(studies::fold_options(studies::load_system(env(), "dgx-h100-2node", {}), true), "");
+  EXPECT_EQ(studies::fold_options(studies::load_system(env(), "dgx-h100", {}), false), "");
+}
+
 }  // namespace
 }  // namespace t3sim

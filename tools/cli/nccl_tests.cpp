@@ -93,14 +93,14 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     spec.bytes = bytes;
     std::optional<Timeline> tl;  // the largest size only
     if (!trace_path.empty() && size == o.sizes().back()) tl.emplace(trace_options);
-    // Past one leaf group a full run takes minutes to hours: say why it is not folded first.
+    // Past one leaf group a full run takes minutes to hours: say why it is not folded, and
+    // what would fold, first.
     const auto warn = [&](const std::string& why) {
-      if (o.gpus > kQuietFullRun) {
-        std::fprintf(stderr,
-                     "t3sim nccl-tests: simulating all %d GPUs (%s); `--algo hierarchical` on a "
-                     "two-level or striped leaf-spine fabric folds\n",
-                     o.gpus, why.c_str());
-      }
+      if (o.gpus <= kQuietFullRun) return;
+      const std::string fix =
+          studies::fold_options(doc, o.base.algo == collectives::Algo::kHierarchical);
+      std::fprintf(stderr, "t3sim nccl-tests: simulating all %d GPUs (%s)%s\n", o.gpus, why.c_str(),
+                   fix.empty() ? "" : ("; `" + fix + "` can fold it").c_str());
     };
     const studies::CollectiveProbe p =
         studies::probe_collective(doc, spec, tl ? &*tl : nullptr, warn);

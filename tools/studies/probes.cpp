@@ -7,6 +7,7 @@
 #include "models/collectives/kinds.h"
 #include "models/common/mirror.h"
 #include "models/fabric/fabric.h"
+#include "models/fabric/specs.h"
 #include "models/system/scenario.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
@@ -186,6 +187,18 @@ CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::Col
     }
   }
   return probe_once(system, spec, timeline, false);
+}
+
+std::string fold_options(const ConfigDoc& system, bool hierarchical) {
+  const BoundParams b = bind(system::system_params(), ConfigNode::root(system));
+  const fabric::FabricConfig f =
+      fabric::parse_fabric_config(b.node("fabric"), static_cast<int>(b.integer("gpus")));
+  const bool leaf_spine = f.topology == "leaf_spine";
+  if (f.topology != "two_level" && !leaf_spine) return "";
+  std::string o = hierarchical ? "" : "--algo hierarchical";
+  if (leaf_spine && !f.striped)
+    o += (o.empty() ? "" : " ") + std::string("--set fabric.placement=striped");
+  return o;
 }
 
 double busbw_factor(collectives::Kind kind, int ranks) {

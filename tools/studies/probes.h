@@ -74,6 +74,13 @@ CollectiveProbe probe_collective(
     const ConfigDoc& system, const collectives::CollectiveSpec& spec, Timeline* timeline = nullptr,
     const std::function<void(const std::string& why)>& before_full = {});
 
+// The CLI options under which an all-reduce on this system can fold, for a run that does not
+// (README "Folded runs"; the schedule's symmetry proof still decides): on a two-level or leaf-spine
+// fabric the hierarchical algorithm (unless `hierarchical` says the run has it already), and on a
+// leaf-spine fabric with the default blocked placement the striped one, a job spread over the leaf
+// groups. Space-separated; empty on any other fabric, or when the run has both.
+std::string fold_options(const ConfigDoc& system, bool hierarchical);
+
 // nccl-tests bus-bandwidth factor (hardware.md §5.5; collectives/kinds.h has the rule per kind).
 double busbw_factor(collectives::Kind kind, int ranks);
 
