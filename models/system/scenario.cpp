@@ -13,9 +13,7 @@ namespace t3sim::system {
 
 namespace {
 std::optional<common::GpuRotation> fold_rotation(const ConfigDoc& doc) {
-  const BoundParams b = bind(system_params(), ConfigNode::root(doc));
-  return fabric::sublayer_rotation(
-      fabric::parse_fabric_config(b.node("fabric"), static_cast<int>(b.integer("gpus"))));
+  return fabric::sublayer_rotation(system_fabric(doc));
 }
 }  // namespace
 

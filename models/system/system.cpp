@@ -44,6 +44,11 @@ int system_gpus(const ConfigDoc& doc) {
   return static_cast<int>(bind(system_params(), ConfigNode::root(doc)).integer("gpus"));
 }
 
+fabric::FabricConfig system_fabric(const ConfigDoc& doc) {
+  const BoundParams b = bind(system_params(), ConfigNode::root(doc));
+  return fabric::parse_fabric_config(b.node("fabric"), static_cast<int>(b.integer("gpus")));
+}
+
 std::string system_name(const ConfigDoc& doc) {
   return bind(system_params(), ConfigNode::root(doc)).str("name");
 }

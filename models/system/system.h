@@ -90,6 +90,8 @@ class System : public Component {
 // string or a count outside 1..8192 (fabric::kMaxGpus) is a ConfigError naming the file and /gpus.
 int system_gpus(const ConfigDoc& doc);
 std::string system_name(const ConfigDoc& doc);
+// The document's fabric config as System builds it (fabric::parse_fabric_config with its "gpus").
+fabric::FabricConfig system_fabric(const ConfigDoc& doc);
 
 // Resolves a system name (configs/systems/<name>.json) or a path, loads it with "extends"
 // resolved against `configs_dir`, and applies `overrides` ("path=value").

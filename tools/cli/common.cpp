@@ -1,12 +1,14 @@
 #include "cli/common.h"
 
 #include <charconv>
+#include <cstdio>
 #include <iostream>
 #include <limits>
 #include <vector>
 
 #include "models/system/system.h"
 #include "sim/errors.h"
+#include "tools/studies/probes.h"
 
 namespace t3sim::cli {
 
@@ -82,6 +84,14 @@ bool parse_options(const Args& args, const po::options_description& desc, po::va
   }
   po::notify(vm);
   return true;
+}
+
+void note_full_run(const char* command, const ConfigDoc& system, int gpus, const std::string& why,
+                   bool hierarchical) {
+  if (gpus <= kQuietFullRun) return;
+  const std::string fix = studies::fold_options(system, hierarchical);
+  std::fprintf(stderr, "t3sim %s: simulating all %d GPUs (%s)%s\n", command, gpus, why.c_str(),
+               fix.empty() ? "" : ("; `" + fix + "` can fold it").c_str());
 }
 
 }  // namespace t3sim::cli

@@ -22,6 +22,11 @@ namespace po = boost::program_options;
 // A run asked to fold that cannot simulates every GPU; up to this many that takes seconds and
 // passes without a note on stderr, past it the commands say why before they start.
 constexpr int kQuietFullRun = 64;
+// Past kQuietFullRun GPUs: "t3sim <command>: simulating all <gpus> GPUs (<why>)" on stderr, with
+// the options under which the system's runs can fold (studies::fold_options; `hierarchical`: the
+// run has that algorithm already, or needs none).
+void note_full_run(const char* command, const ConfigDoc& system, int gpus, const std::string& why,
+                   bool hierarchical);
 
 // Parses `text` as a plain decimal integer in [lo, hi] (no sign for lo >= 0, no spaces, no
 // exponent); else throws the Boost.Program_options error that names the option and the range.

@@ -21,9 +21,8 @@ namespace {
 
 // Edge bandwidths of the built fabric: "GPU -> switch" style class -> (bandwidth -> count).
 void print_fabric(const ConfigDoc& doc) {
-  const BoundParams b = bind(system::system_params(), ConfigNode::root(doc));
-  const int gpus = static_cast<int>(b.integer("gpus"));
-  const fabric::FabricConfig cfg = fabric::parse_fabric_config(b.node("fabric"), gpus);
+  const fabric::FabricConfig cfg = system::system_fabric(doc);
+  const int gpus = system::system_gpus(doc);
   std::printf("fabric:       %s, link %s per direction, latency %s", cfg.topology.c_str(),
               format_bandwidth(cfg.link.bandwidth).c_str(),
               format_duration(cfg.link.latency).c_str());

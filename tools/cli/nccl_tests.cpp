@@ -96,11 +96,8 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     // Past one leaf group a full run takes minutes to hours: say why it is not folded, and
     // what would fold, first.
     const auto warn = [&](const std::string& why) {
-      if (o.gpus <= kQuietFullRun) return;
-      const std::string fix =
-          studies::fold_options(doc, o.base.algo == collectives::Algo::kHierarchical);
-      std::fprintf(stderr, "t3sim nccl-tests: simulating all %d GPUs (%s)%s\n", o.gpus, why.c_str(),
-                   fix.empty() ? "" : ("; `" + fix + "` can fold it").c_str());
+      note_full_run("nccl-tests", doc, o.gpus, why,
+                    o.base.algo == collectives::Algo::kHierarchical);
     };
     const studies::CollectiveProbe p =
         studies::probe_collective(doc, spec, tl ? &*tl : nullptr, warn);

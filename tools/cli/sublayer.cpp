@@ -7,7 +7,6 @@
 #include "models/system/system.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
-#include "tools/studies/probes.h"
 
 namespace t3sim::cli {
 
@@ -95,12 +94,9 @@ int cmd_sublayer(const Args& args, const Env& env) {
   c.spec.ar_cus = ar_cus;
   c.spec.decompose_chunks = chunks;
   c.spec.fold = !vm["full"].as<bool>();
+  // Sublayers run rings, which fold by whole nodes: only the placement can be in the way.
   opts.before_full = [&](const std::string& why) {
-    if (gpus <= kQuietFullRun) return;
-    // Sublayers run rings, which fold by whole nodes: only the placement can be in the way.
-    const std::string fix = studies::fold_options(doc, /*hierarchical=*/true);
-    std::fprintf(stderr, "t3sim sublayer: simulating all %d GPUs (%s)%s\n", gpus, why.c_str(),
-                 fix.empty() ? "" : ("; `" + fix + "` can fold it").c_str());
+    note_full_run("sublayer", doc, gpus, why, /*hierarchical=*/true);
   };
   system::SublayerResult r = system::run_sublayer(doc, c.spec, *mode, opts);
   trace.note_deprecated();

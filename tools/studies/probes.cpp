@@ -7,7 +7,6 @@
 #include "models/collectives/kinds.h"
 #include "models/common/mirror.h"
 #include "models/fabric/fabric.h"
-#include "models/fabric/specs.h"
 #include "models/system/scenario.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
@@ -190,9 +189,7 @@ CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::Col
 }
 
 std::string fold_options(const ConfigDoc& system, bool hierarchical) {
-  const BoundParams b = bind(system::system_params(), ConfigNode::root(system));
-  const fabric::FabricConfig f =
-      fabric::parse_fabric_config(b.node("fabric"), static_cast<int>(b.integer("gpus")));
+  const fabric::FabricConfig f = system::system_fabric(system);
   const bool leaf_spine = f.topology == "leaf_spine";
   if (f.topology != "two_level" && !leaf_spine) return "";
   std::string o = hierarchical ? "" : "--algo hierarchical";

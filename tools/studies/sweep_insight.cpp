@@ -118,9 +118,7 @@ std::string binding_limit(const Env& env, const SweepSpec& spec, size_t axis) {
   for (size_t k = 0; k < ax.values.size(); ++k) {
     const SweepPoint pt = sweep_point(spec, k * stride);
     const ConfigDoc doc = load_system(env, pt.system, pt.sets, pt.tp);
-    const BoundParams b = bind(system::system_params(), ConfigNode::root(doc));
-    const fabric::FabricConfig cfg =
-        fabric::parse_fabric_config(b.node("fabric"), static_cast<int>(b.integer("gpus")));
+    const fabric::FabricConfig cfg = system::system_fabric(doc);
     std::vector<std::pair<uint32_t, uint64_t>> edges;
     for (const auto& e : fabric::build_topology(cfg).edges) {
       edges.emplace_back(e.from, e.bandwidth.bytes_per_second());
