@@ -76,12 +76,18 @@ void EventQueue::push_window(const QueueEntry& e) {
   }
   constexpr size_t kShiftMax = 16;
   const auto head = run_.begin() + static_cast<std::ptrdiff_t>(run_head_);
+  if (run_head_ > 0) {  // typically an event at now: its place is at or near the head
+    auto pos = head;    // e runs before run_.back(), so the scan stops inside run_
+    while (pos - head <= static_cast<std::ptrdiff_t>(kShiftMax) && before(*pos, e)) ++pos;
+    if (pos - head <= static_cast<std::ptrdiff_t>(kShiftMax)) {
+      std::copy(head, pos, head - 1);
+      *(pos - 1) = e;
+      --run_head_;
+      return;
+    }
+  }
   const auto pos = std::lower_bound(head, run_.end(), e, before);  // e runs just before *pos
-  if (run_head_ > 0 && static_cast<size_t>(pos - head) <= kShiftMax) {
-    std::copy(head, pos, head - 1);
-    *(pos - 1) = e;
-    --run_head_;
-  } else if (static_cast<size_t>(run_.end() - pos) <= kShiftMax) {
+  if (static_cast<size_t>(run_.end() - pos) <= kShiftMax) {
     run_.insert(pos, e);
   } else {
     late_.push_back(e);

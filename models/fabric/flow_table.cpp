@@ -21,7 +21,12 @@ uint32_t FlowTable::key(int src, int dst, Segment seg) const {
 
 uint32_t FlowTable::flow(int src, int dst, Segment seg) {
   const uint32_t k = key(src, dst, seg);
-  if (const auto it = index_.find(k); it != index_.end()) return it->second;
+  CacheLine& line = cache_[(k ^ (k >> 30)) % kCacheLines];  // the segment bits spread too
+  if (line.key == k) return line.flow;
+  if (const auto it = index_.find(k); it != index_.end()) {
+    line = CacheLine{k, it->second};
+    return it->second;
+  }
   std::vector<uint32_t> path = routes_.path(src, dst);
   if (seg != Segment::kWhole) {
     if (path.size() < 2) {

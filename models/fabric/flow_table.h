@@ -6,10 +6,12 @@
 // packets (last one shorter; an empty message is one empty packet). Contract: take() needs ready >
 // 0; messages of a flow complete in send order; ids are recycled (no allocation once at the peak in
 // flight). A flow's slots are created, contiguous, by its first message: memory follows the pairs
-// that talk, not num_gpus^2 x path length. Speed: a message finds its flow with one hash lookup
-// (add) and keeps the flow's index, so first_slot_of() and complete() look nothing up.
+// that talk, not num_gpus^2 x path length. Speed: a message finds its flow in a small
+// direct-mapped cache, else with one hash lookup (add), and keeps the flow's index, so
+// first_slot_of() and complete() look nothing up.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <unordered_map>
@@ -94,6 +96,14 @@ class FlowTable {
   std::vector<Slot> slots_;
   std::vector<Flow> flows_;                       // in order of first use
   std::unordered_map<uint32_t, uint32_t> index_;  // key() -> index in flows_
+  // A direct-mapped cache in front of index_ (a flow's key, kNone if empty, and its index): the
+  // pairs a collective sends on repeat, so most messages skip the hash lookup.
+  struct CacheLine {
+    uint32_t key = kNone;
+    uint32_t flow = 0;
+  };
+  static constexpr uint32_t kCacheLines = 64;
+  std::array<CacheLine, kCacheLines> cache_{};
   std::vector<Message> msgs_;
   std::vector<uint32_t> free_;
 };

@@ -14,10 +14,9 @@ namespace t3sim::gpu {
 class MemPartition::Slice final : public common::MemClient {
  public:
   // The rings grow on first use (a class or a path a run never uses allocates nothing).
-  explicit Slice(MemPartition& p) : p_(p) {}
-  bool full() const {
-    return missq_bytes_ >= p_.spec_.miss_queue.count() || mshr_bytes_ >= p_.spec_.mshr.count();
-  }
+  explicit Slice(MemPartition& p)
+      : p_(p), missq_max_(p.spec_.miss_queue.count()), mshr_max_(p.spec_.mshr.count()) {}
+  bool full() const { return missq_bytes_ >= missq_max_ || mshr_bytes_ >= mshr_max_; }
   // Room in the write-back buffer for `bytes` more (an empty buffer takes any store).
   bool dirty_room(uint64_t bytes) const {
     return dirty_bytes_ == 0 || dirty_bytes_ + bytes <= p_.spec_.dirty.count();
@@ -172,6 +171,8 @@ class MemPartition::Slice final : public common::MemClient {
   }
 
   MemPartition& p_;
+  const uint64_t missq_max_;  // the spec's miss queue and MSHR bytes, read on every request
+  const uint64_t mshr_max_;
   uint64_t missq_bytes_ = 0;
   uint64_t mshr_bytes_ = 0;
   uint64_t dirty_bytes_ = 0;
