@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <system_error>
 
 #include "models/workload/chakra_import.h"
 #include "models/workload/trace.h"
@@ -18,9 +19,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace t3sim;
   using namespace t3sim::fuzz;
   namespace fs = std::filesystem;
-  // One file per fuzzing process, rewritten for every input (the importer reads files).
-  static const fs::path file =
-      fs::temp_directory_path() / ("t3sim_fuzz_chakra_" + std::to_string(::getpid()) + ".0.et");
+  // One file per fuzzing process, rewritten for every input (the importer reads files), and
+  // removed when the process exits normally.
+  struct ScratchFile {
+    fs::path path;
+    ~ScratchFile() {
+      std::error_code ignored;
+      fs::remove(path, ignored);
+    }
+  };
+  static const ScratchFile scratch{fs::temp_directory_path() /
+                                   ("t3sim_fuzz_chakra_" + std::to_string(::getpid()) + ".0.et")};
+  const fs::path& file = scratch.path;
   {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

@@ -3,8 +3,6 @@
 // ConfigError; each such call runs in a child process (EXPECT_EXIT), so a stack overflow fails
 // that test instead of killing the suite. The 1 GiB file is sparse: no gigabyte is written or
 // read. The limits live in sim/json_file.h, checked here on their own as well.
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -21,6 +19,7 @@
 #include "sim/params.h"
 #include "sim/strict_json.h"
 #include "tests/reliability/rejects.h"
+#include "tests/support/scratch_dir.h"
 
 namespace t3sim::reliability {
 namespace {
@@ -52,14 +51,7 @@ template <typename F>
 
 class JsonLimits : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ::testing::GTEST_FLAG(death_test_style) = "threadsafe";
-    dir_ = fs::temp_directory_path() /
-           ("t3sim_json_limits_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { ::testing::GTEST_FLAG(death_test_style) = "threadsafe"; }
   fs::path write(const std::string& name, const std::string& text) const {
     std::FILE* f = std::fopen((dir_ / name).c_str(), "wb");
     std::fwrite(text.data(), 1, text.size(), f);
@@ -72,7 +64,8 @@ class JsonLimits : public ::testing::Test {
     fs::resize_file(p, bytes);
     return p;
   }
-  fs::path dir_;
+  // Kept, not emptied, when made: a death test's child runs the test again in this folder.
+  const t3sim::testing::ScratchDir dir_{"json_limits", true};
 };
 
 TEST_F(JsonLimits, ReaderRefusesDeepNestingAndHugeFiles) {

@@ -11,11 +11,10 @@
 #include <sstream>
 #include <string>
 
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "sim/errors.h"
+#include "tests/support/scratch_dir.h"
 #include "tools/studies/reproduction.h"
 
 namespace t3sim::studies {
@@ -52,15 +51,7 @@ constexpr const char* kExperiment = R"({
             "data_movement": {"geomean_reduction_pct": 22}}
 })";
 
-// One reduced reproduction per process (ctest runs each TEST in its own process, so the checks
-// share a single run inside one TEST rather than a suite fixture).
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d =
-      fs::path(::testing::TempDir()) / ("t3sim_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using t3sim::testing::ScratchDir;
 
 void check_summary_keys(const nlohmann::json& s) {
   for (const char* m : {"ideal", "ideal-nmc", "t3", "t3-mca"}) {
@@ -159,8 +150,10 @@ void check_mechanisms(const nlohmann::json& summary, const nlohmann::json& point
   EXPECT_GT(dm["rs_read_reduction_x"].get<double>(), 1.0);
 }
 
+// One reduced reproduction per process (ctest runs each TEST in its own process, so the checks
+// share a single run inside one TEST rather than a suite fixture).
 TEST(Reproduce, ReducedExperiment) {
-  const fs::path dir = fresh_dir("reproduce");
+  const ScratchDir dir("reproduce");
   std::ofstream(dir / "exp.json") << kExperiment;
   size_t progress_calls = 0;
   const Reproduction rep = run_reproduction(
@@ -200,12 +193,11 @@ TEST(Reproduce, ReducedExperiment) {
   for (const char* f : {"summary.json", "report.md", "points.json", "fig16.csv", "fig6.csv"}) {
     EXPECT_EQ(slurp(dir / "one" / f), slurp(dir / "out" / f)) << f << " differs on 1 thread";
   }
-  fs::remove_all(dir);
 }
 
 // An experiment without the paper's figures still reproduces: every "paper" cell reads "-".
 TEST(Reproduce, EmptyPaperSectionReportsDashes) {
-  const fs::path d = fresh_dir("reproduce_no_paper");
+  const ScratchDir d("reproduce_no_paper");
   auto exp = nlohmann::json::parse(kExperiment);
   exp["paper"] = nlohmann::json::object();
   exp["fig16"]["sublayers"] = {"fc2"};
@@ -214,11 +206,10 @@ TEST(Reproduce, EmptyPaperSectionReportsDashes) {
   const std::string md = slurp(d / "out" / "report.md");
   EXPECT_NE(md.find("Paper (t3-paper.md §6.3): - (the experiment gives none)"), std::string::npos);
   EXPECT_EQ(md.find("null"), std::string::npos) << md;
-  fs::remove_all(d);
 }
 
 TEST(ReproduceErrors, BadExperimentIsConfigError) {
-  const fs::path d = fresh_dir("reproduce_bad");
+  const ScratchDir d("reproduce_bad");
   auto exp = nlohmann::json::parse(kExperiment);
   exp["fig16"]["modes"] = {"t3", "sequential"};  // the baseline must come first
   std::ofstream(d / "first.json") << exp.dump();

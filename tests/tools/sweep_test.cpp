@@ -13,12 +13,11 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "sim/config.h"
 #include "sim/errors.h"
+#include "tests/support/scratch_dir.h"
 #include "tools/studies/sweep_runner.h"
 #include "tools/studies/sweep_spec.h"
 
@@ -31,15 +30,7 @@ const fs::path kTiny = kSource / "configs" / "sweeps" / "tiny.json";
 
 Env env() { return Env{kSource / "configs", kSource}; }
 
-fs::path temp_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path d = fs::path(::testing::TempDir()) /
-                     ("t3sim_sweep_test_" + std::to_string(::getpid())) /
-                     (std::string(info->test_suite_name()) + "." + info->name());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using t3sim::testing::ScratchDir;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -139,7 +130,7 @@ TEST(SweepSpec, BadValuesAreErrors) {
 }
 
 TEST(SweepSpec, ErrorsComeBeforeAnyOutput) {
-  const fs::path d = temp_dir();
+  const ScratchDir d("sweep");
   write(d / "bad.json", spec_with({{{"path", "hbm.bandwith"}, {"values", {"1 TB/s"}}}}).dump());
   EXPECT_THROW(sweep(d / "bad.json", d / "out.csv", 1), ConfigError);
   EXPECT_FALSE(fs::exists(d / "out.csv"));
@@ -191,7 +182,7 @@ TEST(SweepSpec, SystemAxisGivesEachPointItsSystem) {
 // ---- running ------------------------------------------------------------------------------------
 
 TEST(Sweep, OutputIdenticalForOneAndTwoJobs) {
-  const fs::path d = temp_dir();
+  const ScratchDir d("sweep");
   ASSERT_EQ(sweep(kTiny, d / "j1.csv", 1), 8u);
   ASSERT_EQ(sweep(kTiny, d / "j2.csv", 2), 8u);
   const std::string a = slurp(d / "j1.csv"), b = slurp(d / "j2.csv");
@@ -205,7 +196,7 @@ TEST(Sweep, OutputIdenticalForOneAndTwoJobs) {
 }
 
 TEST(Sweep, JsonLinesOutputIdenticalForOneAndTwoJobsAndMatchesCsv) {
-  const fs::path d = temp_dir();
+  const ScratchDir d("sweep");
   ASSERT_EQ(sweep(kTiny, d / "j1.jsonl", 1), 8u);
   ASSERT_EQ(sweep(kTiny, d / "j2.jsonl", 2), 8u);
   ASSERT_EQ(sweep(kTiny, d / "j2.csv", 2), 8u);
@@ -245,7 +236,7 @@ TEST(Sweep, JsonLinesOutputIdenticalForOneAndTwoJobsAndMatchesCsv) {
 }
 
 TEST(Sweep, ResumeAfterTornWriteEqualsFreshRun) {
-  const fs::path d = temp_dir();
+  const ScratchDir d("sweep");
   ASSERT_EQ(sweep(kTiny, d / "fresh.csv", 2), 8u);
   const std::string fresh = slurp(d / "fresh.csv");
   const auto rows = lines_of(fresh);
@@ -263,7 +254,7 @@ TEST(Sweep, ResumeAfterTornWriteEqualsFreshRun) {
 }
 
 TEST(Sweep, ResumeSkipsFinishedPointsAndRerunsTheRest) {
-  const fs::path d = temp_dir();
+  const ScratchDir d("sweep");
   ASSERT_EQ(sweep(kTiny, d / "fresh.csv", 2), 8u);
   const auto rows = lines_of(slurp(d / "fresh.csv"));
   ASSERT_EQ(rows.size(), 9u);
@@ -281,7 +272,7 @@ TEST(Sweep, ResumeSkipsFinishedPointsAndRerunsTheRest) {
 }
 
 TEST(Sweep, ResumeJsonLinesAfterTornWriteEqualsFreshRun) {
-  const fs::path d = temp_dir();
+  const ScratchDir d("sweep");
   ASSERT_EQ(sweep(kTiny, d / "fresh.jsonl", 2), 8u);
   const std::string fresh = slurp(d / "fresh.jsonl");
   const auto rows = lines_of(fresh);
@@ -293,14 +284,14 @@ TEST(Sweep, ResumeJsonLinesAfterTornWriteEqualsFreshRun) {
 }
 
 TEST(Sweep, ResumeWithAnotherSpecsHeaderIsAnError) {
-  const fs::path d = temp_dir();
+  const ScratchDir d("sweep");
   write(d / "other.csv", "index,tokens,total_us\n0,1024,1.0\n");
   EXPECT_THROW(sweep(kTiny, d / "other.csv", 1, true), ConfigError);
   EXPECT_EQ(slurp(d / "other.csv"), "index,tokens,total_us\n0,1024,1.0\n");  // left alone
 }
 
 TEST(Sweep, WithoutResumeAnExistingFileIsReplaced) {
-  const fs::path d = temp_dir();
+  const ScratchDir d("sweep");
   ASSERT_EQ(sweep(kTiny, d / "fresh.csv", 2), 8u);
   write(d / "old.csv", "garbage\n1,2,3\n");
   ASSERT_EQ(sweep(kTiny, d / "old.csv", 2), 8u);
@@ -311,7 +302,7 @@ TEST(Sweep, WithoutResumeAnExistingFileIsReplaced) {
 // keeps only the rows whose axis values are the spec's for their index and reruns the others, so
 // the result equals a fresh run of the edited spec, in CSV and JSON Lines.
 TEST(Sweep, ResumeRerunsRowsWhoseAxisValuesChanged) {
-  const fs::path d = temp_dir();
+  const ScratchDir d("sweep");
   nlohmann::json edited = nlohmann::json::parse(slurp(kTiny));
   edited["axes"][0]["values"][1] = "3 TB/s";  // points 4..7 (the first axis is the slowest)
   write(d / "edited.json", edited.dump());

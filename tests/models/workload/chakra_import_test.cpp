@@ -18,7 +18,7 @@ namespace {
 
 using ChakraProtoMsg::Node;
 using testing::samples_dir;
-using testing::scratch_dir;
+using testing::ScratchDir;
 
 std::string varint(std::uint32_t v) {
   std::string out;
@@ -85,7 +85,8 @@ Node compute(std::uint64_t id, std::uint64_t duration) {
 }
 
 ChakraImport import_one(const std::vector<Node>& nodes, const ChakraImportOptions& options = {}) {
-  return import_chakra({write(scratch_dir() / "t.0.et", et_bytes(nodes))}, options);
+  const ScratchDir dir;
+  return import_chakra({write(dir / "t.0.et", et_bytes(nodes))}, options);
 }
 
 // The ConfigError message of importing `files`, or "" when it imports.
@@ -226,14 +227,15 @@ TEST(ChakraImport, UnmodelledNodesAreCountedWarningsOrStrictErrors) {
 }
 
 TEST(ChakraImport, UnknownCommTypeNamesTheNodeAndField) {
-  const auto path = write(scratch_dir() / "bad.0.et", et_bytes({collective(4, 42, 64)}));
+  const ScratchDir dir;
+  const auto path = write(dir / "bad.0.et", et_bytes({collective(4, 42, 64)}));
   const std::string error = error_of({path});
   EXPECT_NE(error.find("/records/1/attr/comm_type"), std::string::npos) << error;
   EXPECT_NE(error.find("node 4"), std::string::npos) << error;
 }
 
 TEST(ChakraImport, TruncatedAndUnframedFilesAreRefused) {
-  const auto dir = scratch_dir();
+  const ScratchDir dir;
   const std::string good = et_bytes({collective(0, 0, 1024)});
   const std::string truncated = good.substr(0, good.size() - 3);
   std::string error = error_of({write(dir / "cut.0.et", truncated)});
@@ -266,18 +268,19 @@ TEST(ChakraImport, NodeCountIsBounded) {
 TEST(ChakraImport, DanglingAndCyclicDepsAreRefused) {
   Node a = compute(1, 1);
   a.add_data_deps(99);
-  std::string error = error_of({write(scratch_dir() / "d.0.et", et_bytes({a}))});
+  const ScratchDir dir;
+  std::string error = error_of({write(dir / "d.0.et", et_bytes({a}))});
   EXPECT_NE(error.find("/records/1/data_deps/0"), std::string::npos) << error;
   Node b = compute(1, 1);
   b.add_ctrl_deps(2);
   Node c = compute(2, 1);
   c.add_data_deps(1);
-  error = error_of({write(scratch_dir() / "c.0.et", et_bytes({b, c}))});
+  error = error_of({write(dir / "c.0.et", et_bytes({b, c}))});
   EXPECT_NE(error.find("cycle"), std::string::npos) << error;
 }
 
 TEST(ChakraImport, RanksWithDifferentProgramsNeedAChosenRank) {
-  const auto dir = scratch_dir();
+  const ScratchDir dir;
   const auto r0 = write(dir / "p.0.et", et_bytes({collective(0, 0, 1024)}));
   const auto r1 = write(dir / "p.1.et", et_bytes({collective(5, 0, 2048)}));
   const std::string error = error_of({r0, r1});

@@ -13,7 +13,7 @@ namespace t3sim::workload {
 namespace {
 
 using testing::models_dir;
-using testing::scratch_dir;
+using testing::ScratchDir;
 
 const std::vector<std::string> kZoo = {"gpt3",       "llama2-70b", "llama3-405b",
                                        "llama3-70b", "mega-gpt2",  "megatron-1t",
@@ -56,7 +56,8 @@ TEST(ModelSpec, ValuesMatchWorkloadsMd) {
 ConfigError load_edited(const std::function<void(nlohmann::json&)>& edit) {
   nlohmann::json j = read_json_file(models_dir() / "t-nlg.json");
   edit(j);
-  const auto path = scratch_dir() / "t-nlg.json";
+  const ScratchDir dir;
+  const auto path = dir / "t-nlg.json";
   std::ofstream(path) << j.dump(2);
   try {
     load_model(path);

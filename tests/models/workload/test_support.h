@@ -1,6 +1,6 @@
 // Test support: paths of the committed data the workload tests read (configs/models,
 // traces/samples), found through T3SIM_SOURCE_DIR (set by t3sim_add_tests), a per-test scratch
-// folder under the GoogleTest temp dir (emptied on each call), and a GoogleTest printer for
+// folder under the GoogleTest temp dir (emptied when made, removed when it goes), and a printer for
 // GemmShape so failed comparisons read "8192x4256x2128 (batch 1)".
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "models/workload/sublayer.h"
+#include "tests/support/scratch_dir.h"
 
 namespace t3sim::workload::testing {
 
@@ -18,16 +19,10 @@ inline std::filesystem::path source_dir() { return T3SIM_SOURCE_DIR; }
 inline std::filesystem::path models_dir() { return source_dir() / "configs" / "models"; }
 inline std::filesystem::path samples_dir() { return source_dir() / "traces" / "samples"; }
 
-// An empty folder unique to the running test.
-inline std::filesystem::path scratch_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) /
-      (std::string("t3sim_workload_") + info->test_suite_name() + "_" + info->name());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+// An empty folder for the running test's files, removed when it goes.
+struct ScratchDir : t3sim::testing::ScratchDir {
+  ScratchDir() : t3sim::testing::ScratchDir("workload") {}
+};
 
 }  // namespace t3sim::workload::testing
 

@@ -16,7 +16,7 @@ namespace {
 
 using testing::models_dir;
 using testing::samples_dir;
-using testing::scratch_dir;
+using testing::ScratchDir;
 
 // The committed sample traces/samples/mtnlg_tp8_layer.json is this trace. Regenerate it with
 // T3SIM_UPDATE_SAMPLES=1 ./t3sim_workload_tests --gtest_filter=Trace.GeneratedSample*
@@ -45,7 +45,8 @@ TEST(Trace, RoundTripThroughJsonTextAndFile) {
   }
   Trace measured = read_trace(samples_dir() / "tiny.json");
   measured.ops[0].measured_us = 262.4 / 3.0;
-  const auto path = scratch_dir() / "out.json";
+  const ScratchDir dir;
+  const auto path = dir / "out.json";
   write_trace(measured, path);
   EXPECT_EQ(read_trace(path), measured);
   const auto files = std::distance(std::filesystem::directory_iterator(path.parent_path()),
