@@ -3,7 +3,8 @@
 // behind. The name carries no process id: a death test's child (which runs the test again up to
 // its death statement, in a process of its own) then writes into its parent's folder, which the
 // parent removes, instead of leaving one of its own. Keep = true skips the emptying, for fixtures
-// whose death-test children must not wipe what the parent wrote.
+// whose death-test children must not wipe what the parent wrote. Two scratch folders alive at once
+// in one test need different labels: with the same one they would be the same folder.
 #pragma once
 
 #include <gtest/gtest.h>

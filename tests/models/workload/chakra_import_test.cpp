@@ -85,7 +85,7 @@ Node compute(std::uint64_t id, std::uint64_t duration) {
 }
 
 ChakraImport import_one(const std::vector<Node>& nodes, const ChakraImportOptions& options = {}) {
-  const ScratchDir dir;
+  const ScratchDir dir("workload_import_one");
   return import_chakra({write(dir / "t.0.et", et_bytes(nodes))}, options);
 }
 

@@ -56,7 +56,7 @@ TEST(ModelSpec, ValuesMatchWorkloadsMd) {
 ConfigError load_edited(const std::function<void(nlohmann::json&)>& edit) {
   nlohmann::json j = read_json_file(models_dir() / "t-nlg.json");
   edit(j);
-  const ScratchDir dir;
+  const ScratchDir dir("workload_load_edited");
   const auto path = dir / "t-nlg.json";
   std::ofstream(path) << j.dump(2);
   try {

@@ -19,9 +19,10 @@ inline std::filesystem::path source_dir() { return T3SIM_SOURCE_DIR; }
 inline std::filesystem::path models_dir() { return source_dir() / "configs" / "models"; }
 inline std::filesystem::path samples_dir() { return source_dir() / "traces" / "samples"; }
 
-// An empty folder for the running test's files, removed when it goes.
+// An empty folder for the running test's files, removed when it goes (a helper that makes its own
+// while a test holds one passes another label).
 struct ScratchDir : t3sim::testing::ScratchDir {
-  ScratchDir() : t3sim::testing::ScratchDir("workload") {}
+  explicit ScratchDir(const std::string& label = "workload") : t3sim::testing::ScratchDir(label) {}
 };
 
 }  // namespace t3sim::workload::testing
