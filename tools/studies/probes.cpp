@@ -6,6 +6,7 @@
 
 #include "models/collectives/kinds.h"
 #include "models/common/mirror.h"
+#include "models/fabric/builders.h"
 #include "models/fabric/fabric.h"
 #include "models/system/scenario.h"
 #include "models/system/system.h"
@@ -190,10 +191,14 @@ CollectiveProbe probe_collective(const ConfigDoc& system, const collectives::Col
 
 std::string fold_options(const ConfigDoc& system, bool hierarchical) {
   const fabric::FabricConfig f = system::system_fabric(system);
-  const bool leaf_spine = f.topology == "leaf_spine";
-  if (f.topology != "two_level" && !leaf_spine) return "";
+  // The topology table says which fabrics fold by node x local rotation and which place nodes.
+  const fabric::TopologyKind* k = fabric::find_topology(f.topology);
+  if (k == nullptr || (k->symmetry != fabric::Symmetry::kNodesByRails &&
+                       k->symmetry != fabric::Symmetry::kNodesByRailsRouted)) {
+    return "";
+  }
   std::string o = hierarchical ? "" : "--algo hierarchical";
-  if (leaf_spine && !f.striped)
+  if ((k->allows & fabric::kKeyPlacement) != 0 && !f.striped)
     o += (o.empty() ? "" : " ") + std::string("--set fabric.placement=striped");
   return o;
 }
