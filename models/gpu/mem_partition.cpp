@@ -15,11 +15,14 @@ class MemPartition::Slice final : public common::MemClient {
  public:
   // The rings grow on first use (a class or a path a run never uses allocates nothing).
   explicit Slice(MemPartition& p)
-      : p_(p), missq_max_(p.spec_.miss_queue.count()), mshr_max_(p.spec_.mshr.count()) {}
+      : p_(p),
+        missq_max_(p.spec_.miss_queue.count()),
+        mshr_max_(p.spec_.mshr.count()),
+        dirty_max_(p.spec_.dirty.count()) {}
   bool full() const { return missq_bytes_ >= missq_max_ || mshr_bytes_ >= mshr_max_; }
   // Room in the write-back buffer for `bytes` more (an empty buffer takes any store).
   bool dirty_room(uint64_t bytes) const {
-    return dirty_bytes_ == 0 || dirty_bytes_ + bytes <= p_.spec_.dirty.count();
+    return dirty_bytes_ == 0 || dirty_bytes_ + bytes <= dirty_max_;
   }
   void hit(const common::MemRequest& req, Tick done) {
     hits_.push({done + p_.spec_.hit_latency, req});
@@ -105,7 +108,7 @@ class MemPartition::Slice final : public common::MemClient {
     pump_write_backs();
     wake();
   }
-  bool draining() const { return 2 * dirty_bytes_ >= p_.spec_.dirty.count(); }
+  bool draining() const { return 2 * dirty_bytes_ >= dirty_max_; }
   void pump_write_backs() {
     while (!wb_waiting_ && !wb_.empty()) {
       const uint32_t slot = wb_.front();
@@ -147,14 +150,12 @@ class MemPartition::Slice final : public common::MemClient {
   }
   // Stores refused for a full write-back buffer retry once it has room (and the slice is open).
   void wake_dirty() {
-    if (full() || dirty_waiters_.empty() || waking_dirty_ ||
-        dirty_bytes_ >= p_.spec_.dirty.count()) {
+    if (full() || dirty_waiters_.empty() || waking_dirty_ || dirty_bytes_ >= dirty_max_) {
       return;
     }
     waking_dirty_ = true;  // only the waiters present now: one refused again waits for more room
     for (size_t n = dirty_waiters_.size();
-         n > 0 && !dirty_waiters_.empty() && !full() && dirty_bytes_ < p_.spec_.dirty.count();
-         --n) {
+         n > 0 && !dirty_waiters_.empty() && !full() && dirty_bytes_ < dirty_max_; --n) {
       common::MemClient* c = dirty_waiters_.pop();
       c->mem_retry();
     }
@@ -171,8 +172,10 @@ class MemPartition::Slice final : public common::MemClient {
   }
 
   MemPartition& p_;
-  const uint64_t missq_max_;  // the spec's miss queue and MSHR bytes, read on every request
+  // The spec's miss queue, MSHR and write-back buffer bytes, read on every request.
+  const uint64_t missq_max_;
   const uint64_t mshr_max_;
+  const uint64_t dirty_max_;
   uint64_t missq_bytes_ = 0;
   uint64_t mshr_bytes_ = 0;
   uint64_t dirty_bytes_ = 0;
