@@ -1,8 +1,10 @@
 // Shared pieces of the t3sim CUDA validation programs: status checks, random input fill, a
-// CUDA-event timer, command-line helpers and a CSV writer with a provenance header.
+// CUDA-event timer, an idle wait and an SM-clock probe, command-line helpers and a CSV writer with
+// a provenance header.
 // Fidelity: each timed run is bracketed by its own pair of CUDA events (~0.5 us resolution); the
 // reported value is the median of >= 20 runs after warm-up. Inputs are non-zero random values
-// (|x| in [0.25, 1)), never zeros, so no data-dependent fast path can flatter a result.
+// (|x| in [0.25, 1)), never zeros, so no data-dependent fast path can flatter a result. The GPU's
+// clocks are not locked: the SM clock the power controller chose is measured (SmClock) instead.
 // Contract: every CUDA call goes through T3V_CHECK, which exits with file:line and the message.
 #pragma once
 
@@ -12,11 +14,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace t3v {
@@ -103,6 +107,91 @@ double median_us(cudaStream_t stream, int warmup, int runs, Body body) {
   return median_us(
       stream, warmup, runs, [] {}, body);
 }
+
+// Time between two completed events, in microseconds.
+inline double elapsed_us(cudaEvent_t from, cudaEvent_t to) {
+  float ms = 0.0f;
+  T3V_CHECK(cudaEventElapsedTime(&ms, from, to));
+  return 1000.0 * ms;
+}
+
+// ---- GPU state: idle wait and SM clock ----------------------------------------------------------
+
+// Waits for the device to finish its work and then leaves it idle for `idle_ms`, so that a point
+// does not start in the power/clock state the load before it left (under sustained load the power
+// controller lowers the SM clock within tens of ms, and is expected to raise it again when idle).
+inline void settle(int idle_ms) {
+  T3V_CHECK(cudaDeviceSynchronize());
+  if (idle_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
+}
+
+__device__ inline unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// One thread: SM cycles (clock64) over >= span_ns of %globaltimer (ns), both ends taken right
+// after a globaltimer tick (it may advance in ~1 us steps), so cycles / ns is the SM clock in GHz,
+// off by a few polling iterations (tens of cycles) over the span. out[0] = cycles, out[1] = ns.
+__global__ void sm_clock_kernel(unsigned long long span_ns, unsigned long long* out) {
+  const unsigned long long t0 = global_ns();
+  unsigned long long t1 = t0;
+  while (t1 == t0) t1 = global_ns();
+  const long long c1 = clock64();
+  unsigned long long t2 = t1;
+  while (t2 < t1 + span_ns) t2 = global_ns();
+  const long long c2 = clock64();
+  out[0] = static_cast<unsigned long long>(c2 - c1);
+  out[1] = t2 - t1;
+}
+
+// The effective SM clock, read by a 1-thread probe kernel (kSpanUs long) that a program enqueues
+// right after a timed run's stop event, outside the timed interval; the power controller changes
+// the clock over ms, so the probe sees the clock the run ended with. Needs no NVML (not every
+// toolkit has it). record() does not synchronise; results stay on the device until mhz().
+class SmClock {
+ public:
+  static constexpr int kSpanUs = 20;
+
+  explicit SmClock(int capacity) : capacity_(capacity) {
+    T3V_CHECK(cudaMalloc(&slots_, 2 * sizeof(unsigned long long) * capacity_));
+  }
+  ~SmClock() { T3V_CHECK(cudaFree(slots_)); }
+  SmClock(const SmClock&) = delete;
+  SmClock& operator=(const SmClock&) = delete;
+
+  // Forgets the probes recorded so far (their slots are reused).
+  void clear() { used_ = 0; }
+  // Enqueues one probe on `stream` and returns its slot (0, 1, ... since clear()).
+  int record(cudaStream_t stream) {
+    if (used_ >= capacity_) {
+      std::fprintf(stderr, "SmClock: more than %d probes since clear()\n", capacity_);
+      std::exit(1);
+    }
+    sm_clock_kernel<<<1, 1, 0, stream>>>(1000ull * kSpanUs, slots_ + 2 * used_);
+    T3V_CHECK_LAUNCH();
+    return used_++;
+  }
+  // Waits for the device; returns the SM clock in MHz of every probe since clear(), by slot.
+  std::vector<double> mhz() const {
+    std::vector<unsigned long long> raw(2 * static_cast<size_t>(used_));
+    T3V_CHECK(cudaDeviceSynchronize());
+    if (used_ > 0) {
+      T3V_CHECK(cudaMemcpy(raw.data(), slots_, raw.size() * sizeof(unsigned long long),
+                           cudaMemcpyDeviceToHost));
+    }
+    std::vector<double> out(used_);
+    for (int i = 0; i < used_; ++i) {
+      out[i] = raw[2 * i + 1] ? 1000.0 * static_cast<double>(raw[2 * i]) / raw[2 * i + 1] : 0.0;
+    }
+    return out;
+  }
+
+ private:
+  int capacity_ = 0, used_ = 0;
+  unsigned long long* slots_ = nullptr;
+};
 
 // ---- command line -------------------------------------------------------------------------------
 

@@ -2,8 +2,14 @@
 // GEMM (default 8192^3 FP16, FP32 accumulate) on one stream, concurrent with a memory-bound
 // ring-reduction-like kernel (c = a + b, large FP16 buffers, 16-byte accesses) on a second,
 // higher-priority stream, persistent with exactly k blocks of max opt-in shared memory, so each
-// block owns one SM (checked with %smid). Fidelity: each kernel's time comes from events on its own
-// stream; its start can precede the host's cuBLAS launch by a few us. Medians of >= 20 runs.
+// block owns one SM (checked with %smid). The GEMM setup, launch and timed section are
+// cublas_util.cuh's, shared with gemm_bench; the reduction is enqueued first, then the GEMM is
+// timed exactly as when alone, so k = 0 (no reduction) is a control with gemm_slowdown ~1.
+// Fidelity: per row an idle wait (--idle-ms) and warm-up, then each repetition times GEMM alone,
+// reduction alone and both together back to back, in alternating order (ABBA: alone first in even
+// repetitions, together first in odd ones), so all see the same power/clock state; each kernel's
+// time comes from events on its own stream; medians of >= 20 runs. The SM clock is probed
+// (clock64 / globaltimer, untimed) after each run; its medians are the *_sm_mhz columns.
 // speedup = (gemm_alone + red_alone) / together; ideal = (gemm_alone + red_alone) / max of the two.
 #include <set>
 #include <string>
@@ -17,8 +23,10 @@ namespace {
 constexpr const char* kHelp =
     "usage: contention_bench [--m M] [--n N] [--k K] [--dtype fp16|bf16] [--red-bytes SIZE]\n"
     "                        [--blocks LIST] [--threads T] [--shared-sm] [--same-priority]\n"
-    "                        [--runs N] [--warmup N] [--device D] [--out FILE.csv] [--help]\n"
-    "GEMM alone, reduction kernel alone (k blocks), and both concurrently on two streams.\n"
+    "                        [--runs N] [--warmup N] [--idle-ms MS] [--device D] [--out FILE.csv]\n"
+    "                        [--help]\n"
+    "GEMM alone, reduction kernel alone (k blocks), and both concurrently on two streams,\n"
+    "interleaved per repetition (alternating order) so that all see the same clock state.\n"
     "  --m/--n/--k D     GEMM shape, row-major C[MxN] = A[MxK].B[KxN] (default 8192 each)\n"
     "  --dtype T         fp16 or bf16 (default fp16)\n"
     "  --red-bytes SIZE  size of each reduction buffer a, b, c (default 256M)\n"
@@ -27,16 +35,19 @@ constexpr const char* kHelp =
     "  --shared-sm       do not reserve a whole SM per reduction block (no max shared memory)\n"
     "  --same-priority   reduction stream at default priority (default: highest priority)\n"
     "  --runs N          timed runs per point, median reported (default 20, minimum 20)\n"
-    "  --warmup N        untimed runs first (default 3)\n"
+    "  --warmup N        untimed repetitions first (default 5)\n"
+    "  --idle-ms MS      idle time before each row, so the SM clock recovers (default 100)\n"
     "  --device D        CUDA device (default 0)\n"
     "  --out FILE        output CSV (default stdout)\n";
 
 constexpr const char* kColumns =
     "red_blocks,red_sms,m,n,k,dtype,red_bytes,gemm_alone_us,red_alone_us,gemm_together_us,"
-    "red_together_us,together_us,gemm_slowdown,red_slowdown,speedup,ideal_speedup";
+    "red_together_us,together_us,gemm_slowdown,red_slowdown,speedup,ideal_speedup,"
+    "gemm_alone_sm_mhz,red_alone_sm_mhz,together_sm_mhz";
 
 struct Options {
-  int m = 8192, n = 8192, k = 8192, threads = 512, runs = 20, warmup = 3, device = 0;
+  int m = 8192, n = 8192, k = 8192, threads = 512, device = 0;
+  int runs = t3v::kMinRuns, warmup = t3v::kGemmWarmup, idle_ms = t3v::kGemmIdleMs;
   t3v::DType dtype = t3v::DType::kFp16;
   uint64_t red_bytes = 256ull << 20;
   std::vector<int> blocks{0, 4, 8, 16, 32};
@@ -80,7 +91,7 @@ Options parse(int argc, char** argv) {
       o.exclusive = false;
     } else if (a == "--same-priority") {
       o.high_priority = false;
-    } else if (!t3v::timing_option(a, argc, argv, i, o)) {
+    } else if (!t3v::gemm_timing_option(a, argc, argv, i, o)) {
       t3v::usage_error(p, "unknown option '" + a + "'");
     }
   }
@@ -112,83 +123,195 @@ __global__ void reduce_kernel(const uint4* __restrict__ a, const uint4* __restri
   }
 }
 
-struct Bench {
-  const Options& o;
-  t3v::Blas& blas;
-  cudaStream_t sg, sr;  // GEMM stream, reduction stream
-  void *a, *b, *c;      // GEMM operands
-  uint4 *ra, *rb, *rc;  // reduction buffers
-  unsigned* smids;
-  size_t smem;
+// One row's medians: times (us) and SM clocks (MHz; 0 where nothing was probed).
+struct Row {
+  double g_alone = 0, r_alone = 0, g_tog = 0, r_tog = 0, all = 0;
+  double g_alone_mhz = 0, r_alone_mhz = 0, tog_mhz = 0;
+};
 
-  void gemm() { blas.gemm(o.dtype, o.m, o.n, o.k, a, b, c); }
-  void reduce(int blocks) {
-    if (blocks == 0) return;
-    reduce_kernel<<<blocks, o.threads, smem, sr>>>(ra, rb, rc, o.red_bytes / 16, smids);
-    T3V_CHECK_LAUNCH();
+class Bench {
+ public:
+  // `blas` runs on the GEMM stream; `smids` holds 2 x `sms` entries (together, reduction alone).
+  Bench(const Options& o, t3v::Blas& blas, cudaStream_t sr, const t3v::Gemm& g, uint4* ra,
+        uint4* rb, uint4* rc, unsigned* smids, int sms, size_t smem)
+      : o_(o),
+        blas_(blas),
+        clock_(3 * (o.warmup + o.runs)),
+        timer_(blas, clock_),
+        sr_(sr),
+        g_(g),
+        ra_(ra),
+        rb_(rb),
+        rc_(rc),
+        smids_(smids),
+        sms_(sms),
+        smem_(smem) {
+    for (cudaEvent_t* e : {&g0_, &g1_, &r0_, &r1_, &all_}) T3V_CHECK(cudaEventCreate(e));
   }
-  // Distinct SMs the last reduction launch ran on.
+  ~Bench() {
+    for (cudaEvent_t e : {g0_, g1_, r0_, r1_, all_}) T3V_CHECK(cudaEventDestroy(e));
+  }
+  Bench(const Bench&) = delete;
+  Bench& operator=(const Bench&) = delete;
+
+  t3v::Blas& blas() { return blas_; }
+  size_t smem() const { return smem_; }
+
+  // Distinct SMs the reduction ran on in the last together run.
   int sms_used(int blocks) {
     std::vector<unsigned> ids(blocks);
     if (blocks == 0) return 0;
-    T3V_CHECK(cudaMemcpy(ids.data(), smids, blocks * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    T3V_CHECK(cudaMemcpy(ids.data(), smids_, blocks * sizeof(unsigned), cudaMemcpyDeviceToHost));
     return static_cast<int>(std::set<unsigned>(ids.begin(), ids.end()).size());
   }
-  // Median GEMM, reduction and total times (us) with both kernels in flight.
-  void together(int blocks, double& g_us, double& r_us, double& all_us) {
-    cudaEvent_t g0, g1, r0, r1, all;
-    for (cudaEvent_t* e : {&g0, &g1, &r0, &r1, &all}) T3V_CHECK(cudaEventCreate(e));
-    std::vector<double> g, r, t;
-    for (int i = 0; i < o.warmup + o.runs; ++i) {
-      T3V_CHECK(cudaEventRecord(g0, sg));
-      T3V_CHECK(cudaStreamWaitEvent(sr, g0, 0));
-      T3V_CHECK(cudaEventRecord(r0, sr));
-      reduce(blocks);  // first, so its blocks take their SMs before the GEMM's waves fill the GPU
-      gemm();
-      T3V_CHECK(cudaEventRecord(g1, sg));
-      T3V_CHECK(cudaEventRecord(r1, sr));
-      T3V_CHECK(cudaStreamWaitEvent(sg, r1, 0));
-      T3V_CHECK(cudaEventRecord(all, sg));
-      T3V_CHECK(cudaEventSynchronize(all));
-      float gm = 0, rm = 0, am = 0;
-      T3V_CHECK(cudaEventElapsedTime(&gm, g0, g1));
-      T3V_CHECK(cudaEventElapsedTime(&rm, r0, r1));
-      T3V_CHECK(cudaEventElapsedTime(&am, g0, all));
-      if (i < o.warmup) continue;
-      g.push_back(1000.0 * gm);
-      r.push_back(1000.0 * rm);
-      t.push_back(1000.0 * am);
+
+  // settle, then warmup + runs repetitions of GEMM alone, reduction alone (blocks > 0) and both
+  // together, alone first in even repetitions and together first in odd ones (ABBA).
+  Row measure(int blocks) {
+    t3v::settle(o_.idle_ms);
+    clock_.clear();
+    std::vector<double> ga, ra, gt, rt, at;  // gemm / red alone, gemm / red / all together
+    std::vector<int> ga_slot, ra_slot, t_slot;
+    for (int i = 0; i < o_.warmup + o_.runs; ++i) {
+      const bool timed = i >= o_.warmup, alone_first = i % 2 == 0;
+      int slot = 0;
+      const auto gemm_alone = [&] {
+        const double us = timer_.run(g_, slot);
+        if (!timed) return;
+        ga.push_back(us);
+        ga_slot.push_back(slot);
+      };
+      const auto both = [&] {
+        double g_us = 0, r_us = 0, all_us = 0;
+        together(blocks, g_us, r_us, all_us, slot);
+        if (!timed) return;
+        gt.push_back(g_us);
+        rt.push_back(r_us);
+        at.push_back(all_us);
+        t_slot.push_back(slot);
+      };
+      if (alone_first) {
+        gemm_alone();
+      } else {
+        both();
+      }
+      if (blocks) {
+        const double us = red_alone(blocks, slot);
+        if (timed) {
+          ra.push_back(us);
+          ra_slot.push_back(slot);
+        }
+      }
+      if (alone_first) {
+        both();
+      } else {
+        gemm_alone();
+      }
     }
-    for (cudaEvent_t e : {g0, g1, r0, r1, all}) T3V_CHECK(cudaEventDestroy(e));
-    g_us = t3v::median(g);
-    r_us = blocks ? t3v::median(r) : 0.0;
-    all_us = t3v::median(t);
+    const std::vector<double> mhz = clock_.mhz();
+    const auto median_mhz = [&](const std::vector<int>& slots) {
+      std::vector<double> v;
+      for (int s : slots) v.push_back(mhz[s]);
+      return t3v::median(v);
+    };
+    Row r;
+    r.g_alone = t3v::median(ga);
+    r.r_alone = t3v::median(ra);
+    r.g_tog = t3v::median(gt);
+    r.r_tog = blocks ? t3v::median(rt) : 0.0;
+    r.all = t3v::median(at);
+    r.g_alone_mhz = median_mhz(ga_slot);
+    r.r_alone_mhz = median_mhz(ra_slot);
+    r.tog_mhz = median_mhz(t_slot);
+    return r;
   }
+
+ private:
+  void reduce(int blocks, unsigned* smids) {
+    reduce_kernel<<<blocks, o_.threads, smem_, sr_>>>(ra_, rb_, rc_, o_.red_bytes / 16, smids);
+    T3V_CHECK_LAUNCH();
+  }
+
+  // The reduction alone, timed by events on its stream, then the SM-clock probe and a host sync
+  // (as GemmTimer::run does for the GEMM). Returns its time in us.
+  double red_alone(int blocks, int& slot) {
+    T3V_CHECK(cudaEventRecord(r0_, sr_));
+    reduce(blocks, smids_ + sms_);
+    T3V_CHECK(cudaEventRecord(r1_, sr_));
+    slot = clock_.record(sr_);
+    T3V_CHECK(cudaStreamSynchronize(sr_));
+    return t3v::elapsed_us(r0_, r1_);
+  }
+
+  // Both kernels: the reduction (none for blocks = 0) enqueued first, so its blocks take their SMs
+  // before the GEMM's CTAs fill the GPU, then the GEMM's timed section exactly as when alone
+  // (t3v::timed_gemm); all_us runs from the earlier start to the later end. Then the SM-clock
+  // probe on the GEMM stream and a host sync.
+  void together(int blocks, double& g_us, double& r_us, double& all_us, int& slot) {
+    const cudaStream_t sg = blas_.stream();
+    if (blocks) {
+      T3V_CHECK(cudaEventRecord(r0_, sr_));
+      reduce(blocks, smids_);
+    }
+    t3v::timed_gemm(blas_, g_, g0_, g1_);
+    if (blocks) {
+      T3V_CHECK(cudaEventRecord(r1_, sr_));
+      T3V_CHECK(cudaStreamWaitEvent(sg, r1_, 0));
+    }
+    T3V_CHECK(cudaEventRecord(all_, sg));
+    slot = clock_.record(sg);
+    T3V_CHECK(cudaStreamSynchronize(sg));
+    g_us = t3v::elapsed_us(g0_, g1_);
+    r_us = blocks ? t3v::elapsed_us(r0_, r1_) : 0.0;
+    all_us = t3v::elapsed_us(g0_, all_);
+    if (blocks) all_us = std::max(all_us, t3v::elapsed_us(r0_, all_));
+  }
+
+  const Options& o_;
+  t3v::Blas& blas_;
+  t3v::SmClock clock_;
+  t3v::GemmTimer timer_;
+  cudaStream_t sr_;  // reduction stream; the GEMM stream is blas_.stream()
+  t3v::Gemm g_;
+  uint4 *ra_, *rb_, *rc_;  // reduction buffers
+  unsigned* smids_;
+  int sms_;
+  size_t smem_;
+  cudaEvent_t g0_ = nullptr, g1_ = nullptr, r0_ = nullptr, r1_ = nullptr, all_ = nullptr;
 };
 
 void run(const Options& o, Bench& bench, const std::string& command) {
   t3v::CsvWriter out(o.out);
   out.line(t3v::provenance_line(o.device, command));
-  out.line("# cublas=" + bench.blas.version() + ", runs=" + std::to_string(o.runs) +
-           ", warmup=" + std::to_string(o.warmup) + ", red_threads=" + std::to_string(o.threads) +
-           ", red_smem_bytes=" + std::to_string(bench.smem) +
+  out.line("# cublas=" + bench.blas().version() + ", runs=" + std::to_string(o.runs) +
+           ", warmup=" + std::to_string(o.warmup) + ", idle_ms=" + std::to_string(o.idle_ms) +
+           ", red_threads=" + std::to_string(o.threads) +
+           ", red_smem_bytes=" + std::to_string(bench.smem()) +
            ", red_stream_priority=" + (o.high_priority ? "highest" : "default") +
            ", red_blocks=0 means not launched (red columns 0, slowdown 1)");
+  out.line(t3v::Blas::setup_line());
+  out.line(t3v::gemm_timing_line(o.warmup, o.runs, o.idle_ms) +
+           " (per row; a repetition is GEMM alone, reduction alone, together, in ABBA order)");
+  out.line(
+      "# gemm_alone_us is timed as gemm_bench times a shape (same launch, events, probe, "
+      "warm-up count, idle); unlike gemm_bench, its runs alternate with the reduction-alone and "
+      "together "
+      "runs, so that all share one clock state. gemm_together_us is the same timed launch "
+      "with the reduction enqueued first on the other stream; red_blocks=0 enqueues none, so "
+      "that row is a control (gemm_slowdown ~1). *_sm_mhz: median SM clock probed right "
+      "after each GEMM-alone, reduction-alone and together run");
   out.line(kColumns);
-  const double g_alone = t3v::median_us(bench.sg, o.warmup, o.runs, [&] { bench.gemm(); });
   for (int blocks : o.blocks) {
-    const double r_alone =
-        blocks ? t3v::median_us(bench.sr, o.warmup, o.runs, [&] { bench.reduce(blocks); }) : 0.0;
-    double g_tog = 0, r_tog = 0, all = 0;
-    bench.together(blocks, g_tog, r_tog, all);
-    const double sum = g_alone + r_alone;
-    char row[512];
-    std::snprintf(row, sizeof row,
-                  "%d,%d,%d,%d,%d,%s,%llu,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f", blocks,
-                  bench.sms_used(blocks), o.m, o.n, o.k, t3v::dtype_name(o.dtype),
-                  static_cast<unsigned long long>(o.red_bytes), g_alone, r_alone, g_tog, r_tog, all,
-                  g_tog / g_alone, blocks ? r_tog / r_alone : 1.0, sum / all,
-                  sum / std::max(g_alone, r_alone));
+    const Row r = bench.measure(blocks);
+    const double sum = r.g_alone + r.r_alone;
+    char row[640];
+    std::snprintf(
+        row, sizeof row,
+        "%d,%d,%d,%d,%d,%s,%llu,%.2f,%.2f,%.2f,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.0f,%.0f,%.0f",
+        blocks, bench.sms_used(blocks), o.m, o.n, o.k, t3v::dtype_name(o.dtype),
+        static_cast<unsigned long long>(o.red_bytes), r.g_alone, r.r_alone, r.g_tog, r.r_tog, r.all,
+        r.g_tog / r.g_alone, blocks ? r.r_tog / r.r_alone : 1.0, sum / r.all,
+        sum / std::max(r.g_alone, r.r_alone), r.g_alone_mhz, r.r_alone_mhz, r.tog_mhz);
     out.line(row);
   }
 }
@@ -204,8 +327,7 @@ int main(int argc, char** argv) {
   }
   int least = 0, greatest = 0;
   T3V_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  cudaStream_t sg, sr;
-  T3V_CHECK(cudaStreamCreateWithPriority(&sg, cudaStreamNonBlocking, least));
+  cudaStream_t sg = t3v::create_gemm_stream(), sr;
   T3V_CHECK(
       cudaStreamCreateWithPriority(&sr, cudaStreamNonBlocking, o.high_priority ? greatest : least));
 
@@ -219,7 +341,7 @@ int main(int argc, char** argv) {
   T3V_CHECK(cudaMalloc(&ra, o.red_bytes));
   T3V_CHECK(cudaMalloc(&rb, o.red_bytes));
   T3V_CHECK(cudaMalloc(&rc, o.red_bytes));
-  T3V_CHECK(cudaMalloc(&smids, sms * sizeof(unsigned)));
+  T3V_CHECK(cudaMalloc(&smids, 2 * sms * sizeof(unsigned)));
   t3v::fill_random(o.dtype, a, sa, 1, sg);
   t3v::fill_random(o.dtype, b, sb, 2, sg);
   t3v::fill_random(reinterpret_cast<__half*>(ra), o.red_bytes / 2, 3, sg);
@@ -234,7 +356,8 @@ int main(int argc, char** argv) {
   }
   {
     t3v::Blas blas(sg);
-    Bench bench{o, blas, sg, sr, a, b, c, ra, rb, rc, smids, smem};
+    const t3v::Gemm g{o.dtype, o.m, o.n, o.k, a, b, c};
+    Bench bench(o, blas, sr, g, ra, rb, rc, smids, sms, smem);
     run(o, bench, t3v::command_line(argc, argv));
   }
   T3V_CHECK(cudaStreamDestroy(sg));

@@ -1,9 +1,14 @@
 // gemm_bench: FP16 and BF16 GEMM throughput (cublasGemmEx, FP32 accumulate) for the shapes of a
 // CSV file (--shapes, e.g. shapes/zoo_shapes.csv) and/or a built-in grid (--grid: M, N, K in
 // {256, 1024, 4096, 16384}). Row-major C[M x N] = A[M x K] . B[K x N]; 2*M*N*K FLOP; TFLOP/s =
-// 1e12 FLOP/s. Fidelity: median of >= 20 event-timed runs after warm-up, non-zero random inputs,
-// one GPU, whatever clocks the GPU runs at (not locked). Output: dtype,m,n,k,median_us,tflops.
+// 1e12 FLOP/s. The GEMM setup, launch and timing are cublas_util.cuh's, shared with
+// contention_bench. Fidelity: per point an idle wait (--idle-ms), then the median of >= 20
+// event-timed runs after warm-up, non-zero random inputs, one GPU, whatever clocks the GPU runs at
+// (not locked; the SM clock measured after each run is reported in '#' lines at the end, per row in
+// row order, since the validation library reads exactly these columns). Output:
+// dtype,m,n,k,median_us,tflops.
 #include <array>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -19,7 +24,7 @@ using Shape = std::array<int, 3>;  // m, n, k
 
 constexpr const char* kHelp =
     "usage: gemm_bench [--shapes FILE.csv] [--grid] [--dtype fp16|bf16|both] [--runs N]\n"
-    "                  [--warmup N] [--device D] [--out FILE.csv] [--help]\n"
+    "                  [--warmup N] [--idle-ms MS] [--device D] [--out FILE.csv] [--help]\n"
     "Times row-major C[MxN] = A[MxK].B[KxN] with cublasGemmEx (FP32 accumulate).\n"
     "  --shapes FILE  CSV with columns m,n,k (header row required; '#' lines skipped;\n"
     "                 duplicate shapes are timed once), e.g. shapes/zoo_shapes.csv\n"
@@ -27,6 +32,7 @@ constexpr const char* kHelp =
     "  --dtype T      fp16, bf16 or both (default both)\n"
     "  --runs N       timed runs per shape, median reported (default 20, minimum 20)\n"
     "  --warmup N     untimed runs first (default 5)\n"
+    "  --idle-ms MS   idle time before each shape, so the SM clock recovers (default 100)\n"
     "  --device D     CUDA device (default 0)\n"
     "  --out FILE     output CSV (default stdout): dtype,m,n,k,median_us,tflops\n";
 
@@ -34,7 +40,7 @@ struct Options {
   std::string shapes_file, out;
   bool grid = false;
   std::vector<t3v::DType> dtypes{t3v::DType::kFp16, t3v::DType::kBf16};
-  int runs = 20, warmup = 5, device = 0;
+  int runs = t3v::kMinRuns, warmup = t3v::kGemmWarmup, idle_ms = t3v::kGemmIdleMs, device = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -55,7 +61,7 @@ Options parse(int argc, char** argv) {
       }
       if (d == "fp16") o.dtypes = {t3v::DType::kFp16};
       if (d == "bf16") o.dtypes = {t3v::DType::kBf16};
-    } else if (!t3v::timing_option(a, argc, argv, i, o)) {
+    } else if (!t3v::gemm_timing_option(a, argc, argv, i, o)) {
       t3v::usage_error(argv[0], "unknown option '" + a + "'");
     }
   }
@@ -156,25 +162,53 @@ Operands allocate(const std::vector<Shape>& shapes) {
 void time_all(const Options& o, const std::vector<Shape>& shapes, const Operands& d,
               cudaStream_t stream, const std::string& command) {
   t3v::Blas blas(stream);
+  t3v::SmClock clock(o.warmup + o.runs);
+  t3v::GemmTimer timer(blas, clock);
   t3v::CsvWriter out(o.out);
   out.line(t3v::provenance_line(o.device, command));
   out.line("# cublas=" + blas.version() + ", runs=" + std::to_string(o.runs) +
-           ", warmup=" + std::to_string(o.warmup) + ", api=cublasGemmEx compute=32F row-major");
+           ", warmup=" + std::to_string(o.warmup) + ", idle_ms=" + std::to_string(o.idle_ms) +
+           ", api=cublasGemmEx compute=32F row-major");
+  out.line(t3v::Blas::setup_line());
+  out.line(t3v::gemm_timing_line(o.warmup, o.runs, o.idle_ms));
+  out.line(
+      "# operands: one buffer per operand, sized for the largest shape; a shape uses its "
+      "packed leading part (contention_bench allocates exactly, same values: the fill "
+      "depends on the element index only)");
   out.line("dtype,m,n,k,median_us,tflops");
+  std::vector<double> row_mhz;
+  std::string lowest;  // the row with the lowest SM clock, lowest_mhz
+  double lowest_mhz = 0.0;
   for (t3v::DType t : o.dtypes) {
     t3v::fill_random(t, d.a, d.a_elems, 1, stream);
     t3v::fill_random(t, d.b, d.b_elems, 2, stream);
     T3V_CHECK(cudaStreamSynchronize(stream));
     for (const Shape& s : shapes) {
-      const double us = t3v::median_us(stream, o.warmup, o.runs,
-                                       [&] { blas.gemm(t, s[0], s[1], s[2], d.a, d.b, d.c); });
-      const double tflops = 2.0 * s[0] * s[1] * s[2] / (us * 1e-6) / 1e12;
+      const t3v::Gemm g{t, s[0], s[1], s[2], d.a, d.b, d.c};
+      const t3v::PointTime p = timer.point(g, o.warmup, o.runs, o.idle_ms);
+      const double tflops = 2.0 * s[0] * s[1] * s[2] / (p.us * 1e-6) / 1e12;
       char row[160];
       std::snprintf(row, sizeof row, "%s,%d,%d,%d,%.2f,%.2f", t3v::dtype_name(t), s[0], s[1], s[2],
-                    us, tflops);
+                    p.us, tflops);
       out.line(row);
+      if (row_mhz.empty() || p.sm_mhz < lowest_mhz) {
+        lowest = row;
+        lowest_mhz = p.sm_mhz;
+      }
+      row_mhz.push_back(p.sm_mhz);
     }
   }
+  if (row_mhz.empty()) return;
+  // The SM clock is no column: validation/lib reads gemm_bench CSVs by their exact header.
+  std::string list;
+  for (double mhz : row_mhz) list += (list.empty() ? "" : ",") + std::to_string(std::lround(mhz));
+  char summary[320];
+  std::snprintf(summary, sizeof summary,
+                "# sm_mhz over the rows: min %.0f (row %s), median %.0f, max %.0f", lowest_mhz,
+                lowest.c_str(), t3v::median(row_mhz),
+                *std::max_element(row_mhz.begin(), row_mhz.end()));
+  out.line(summary);
+  out.line("# sm_mhz per row, in row order (median of the probes after its timed runs): " + list);
 }
 
 }  // namespace
@@ -184,8 +218,7 @@ int main(int argc, char** argv) {
   const std::vector<Shape> shapes = all_shapes(o);
   T3V_CHECK(cudaSetDevice(o.device));
   const Operands d = allocate(shapes);
-  cudaStream_t stream;
-  T3V_CHECK(cudaStreamCreate(&stream));
+  cudaStream_t stream = t3v::create_gemm_stream();
   time_all(o, shapes, d, stream, t3v::command_line(argc, argv));
   T3V_CHECK(cudaStreamDestroy(stream));
   T3V_CHECK(cudaFree(d.a));
