@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "models/collectives/algorithms.h"
+#include "models/collectives/channel_plan.h"
 #include "models/collectives/cu_executor.h"
 #include "models/collectives/dma_executor.h"
 #include "models/collectives/fold.h"
@@ -191,7 +192,7 @@ Geometry Collective::geometry(const CollectiveSpec& spec) const {
   g.slice_floor = p.chunk.count() / p.slices_per_chunk / 32;  // NCCL: sliceSize / 32
   g.channel_major = proto_ == Protocol::kSimple;
   g.gpus_per_node = lib_.gpus_per_node;
-  g.ring_step = lib_.ring_reversed ? -1 : 1;
+  g.ring_step = lib_.ring_direction == RingDirection::kBackward ? -1 : 1;
   if (algo_ == Algo::kNvls) {
     g.chunk = lib_.nvls_chunk.count();
     g.slices_per_chunk = 1;
@@ -203,9 +204,28 @@ Geometry Collective::geometry(const CollectiveSpec& spec) const {
     g.slice_floor = 0;
     g.min_chunk = lib_.tree_min_chunk.count();
   }
-  if (algo_ == Algo::kRing && fully_connected())
+  if (algo_ == Algo::kRing && planned_rings()) {
+    g.rings = plan().rings;
+  } else if (algo_ == Algo::kRing && fully_connected()) {
     g.rings = disjoint_rings(static_cast<int>(g.ranks.size()));
+  }
   return g;
+}
+
+bool Collective::planned_rings() const {
+  if (lib_.ring_direction != RingDirection::kPlanned) return false;
+  for (int gpu : group_) {
+    if (lib_.node_of(gpu) != lib_.node_of(group_[0])) return false;  // rings across nodes: order
+  }
+  return true;
+}
+
+ChannelPlan Collective::plan() const {
+  const RankPath path = [this](int a, int b) {
+    return machine_.fabric->path_links(group_[static_cast<size_t>(a)],
+                                       group_[static_cast<size_t>(b)]);
+  };
+  return plan_rings(static_cast<int>(group_.size()), path, channels_);
 }
 
 // Every pair of the group joined by one direct link (xGMI meshes): rings then spread their

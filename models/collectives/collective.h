@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/channel_plan.h"
 #include "models/collectives/executor.h"
 #include "models/collectives/library.h"
 #include "models/collectives/schedule.h"
@@ -82,6 +83,10 @@ class Collective : public Component, public ExecutorDone {
   void resolve(const CollectiveSpec& spec);
   Geometry geometry(const CollectiveSpec& spec) const;
   bool fully_connected() const;
+  // Ring orders come from the channel planner: ring_direction "planned" and the group in one node
+  // (rings across nodes keep the group's order).
+  bool planned_rings() const;
+  ChannelPlan plan() const;
   bool one_switch() const;  // every group member two hops (one switch) from the first
   // Builds schedule_ folded under `rot` (FoldError if it does not fold or the fabric's routes
   // are not the same from every GPU).

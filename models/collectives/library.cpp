@@ -156,11 +156,12 @@ Params library_params() {
   p.optional("piece", ParamKind::kBytes, "16 KiB",
              "CU memory-work granularity (fidelity knob: loads then stores per piece)")
       .range(256, 1 << 20);
-  p.optional(
-       "ring_direction", ParamKind::kString, "forward",
-       "ring schedules: forward = rank r sends to r+1 (NCCL's ring order), backward = to r-1; "
-       "on a bidirectional ring each direction has its own links")
-      .one_of({"forward", "backward"});
+  p.optional("ring_direction", ParamKind::kString, "planned",
+             "ring schedules: planned = rings searched on the fabric's directed links as NCCL's "
+             "topology search does (both directions of a bidirectional ring, the disjoint rings "
+             "of a mesh); forward = only the group's order, rank r sends to r+1; backward = only "
+             "its reverse, r sends to r-1 (what-if overrides)")
+      .one_of({"planned", "forward", "backward"});
   p.optional("fair_share", ParamKind::kBool, false,
              "CU executor: the k channel CUs sending over one link share it equally (the link "
              "interleaves their stores): each injects at most 1/k of the link's bandwidth, and "
@@ -191,7 +192,10 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
   c.tree_max = b.bytes("tree_max");
   c.tree_min_chunk = b.bytes("tree_min_chunk");
   c.piece = b.bytes("piece");
-  c.ring_reversed = b.str("ring_direction") == "backward";
+  const std::string dir = b.str("ring_direction");
+  c.ring_direction = dir == "planned"   ? RingDirection::kPlanned
+                     : dir == "forward" ? RingDirection::kForward
+                                        : RingDirection::kBackward;
   c.fair_share = b.boolean("fair_share");
   return c;
 }

@@ -35,6 +35,7 @@ enum class Kind : uint8_t {
 enum class Algo : uint8_t { kAuto, kRing, kDirect, kHierarchical, kNvls, kTree };
 enum class Protocol : uint8_t { kAuto, kSimple, kLL128, kLL };
 enum class Executor : uint8_t { kCu, kDma };
+enum class RingDirection : uint8_t { kPlanned, kForward, kBackward };
 
 const char* to_string(Kind k);
 const char* to_string(Algo a);
@@ -87,7 +88,9 @@ struct LibraryConfig {
   Bytes tree_max;                         // auto: Tree all-reduce across nodes up to this size
   Bytes tree_min_chunk;                   // Tree, Simple: floor of the chunk halving by depth
   Bytes piece;                            // CU memory-work granularity (fidelity knob)
-  bool ring_reversed = false;             // ring rank r sends to r-1 instead of r+1
+  // Ring orders: planned from the fabric's links (channel_plan.h), or, as a what-if override, the
+  // group's order run one way only (forward: rank r sends to r+1; backward: to r-1).
+  RingDirection ring_direction = RingDirection::kPlanned;
   bool fair_share = false;  // CU: a channel injects at most its share of its path's bandwidth
 
   const ProtocolSpec& spec(Protocol p) const;

@@ -28,6 +28,13 @@ class FabricReceiver {
 // ending in the switch, or only the last, leaving the switch for dst.
 enum class PathSegment : uint8_t { kWhole, kToSwitch, kFromSwitch };
 
+// One directed link on a route: an id unique within the fabric (each direction of a wire has its
+// own) and its peak rate in that direction. Collective planning charges these (channel_plan.h).
+struct PathLink {
+  uint32_t id = 0;
+  Bandwidth bandwidth;
+};
+
 class FabricApi {
  public:
   virtual ~FabricApi() = default;
@@ -47,6 +54,13 @@ class FabricApi {
   virtual Bandwidth path_bandwidth(int src, int dst) const = 0;
   virtual Duration path_latency(int src, int dst) const = 0;
   virtual int hops(int src, int dst) const = 0;
+  // The directed links the route src -> dst crosses, in order (empty for src == dst). For planning
+  // only (NCCL-like ring search); a fabric that does not expose its links returns nothing for
+  // every pair, and planners then keep the group's own order.
+  virtual std::vector<PathLink> path_links(int src, int dst) const {
+    (void)src, (void)dst;
+    return {};
+  }
   // For a folded run: why the traffic of a rotation-symmetric schedule, the representatives
   // (GpuRotation::reps()) sending over `rep_pairs` (src, dst) and every GPU g as rep(g) rotated
   // by shift(g), would not look the same from every GPU (empty: it does). A fabric that maps onto

@@ -194,6 +194,14 @@ int Fabric::hops(int src, int dst) const {
   return routes_.hops(src, dst);
 }
 
+std::vector<common::PathLink> Fabric::path_links(int src, int dst) const {
+  check_gpu(src, "source");
+  check_gpu(dst, "destination");
+  std::vector<common::PathLink> out;
+  for (const uint32_t e : routes_.path(src, dst)) out.push_back({e, topo_.edges[e].bandwidth});
+  return out;
+}
+
 uint64_t Fabric::bytes_sent(int gpu) const {
   check_gpu(gpu, "queried");
   return nodes_[gpu]->bytes_sent.value();

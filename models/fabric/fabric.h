@@ -52,6 +52,7 @@ class Fabric final : public Component,
   Bandwidth path_bandwidth(int src, int dst) const override;  // unbounded for src == dst
   Duration path_latency(int src, int dst) const override;     // sum of link latencies
   int hops(int src, int dst) const override;
+  std::vector<common::PathLink> path_links(int src, int dst) const override;
   // Empty for ring, fully connected, switch and two-level fabrics (links map onto links under
   // symmetry()); on a leaf-spine fabric, fold_routes.cpp compares every GPU's routes with their
   // rotations onto its representative's hop by hop: same link parameters, and the same pairs

@@ -10,6 +10,7 @@
 
 #include "cli/common.h"
 #include "cli/describe_system.h"
+#include "models/collectives/channel_plan.h"
 #include "models/fabric/builders.h"
 #include "models/fabric/specs.h"
 #include "models/system/system.h"
@@ -57,6 +58,39 @@ void print_fabric(const ConfigDoc& doc) {
   }
 }
 
+// The ring channels a collective over the first node's GPUs runs (channel_plan.h), printed as
+// NCCL_DEBUG=INFO prints its rings: "Channel 00/16 : 0 1 2 ...".
+void print_ring_plan(system::System& sys, const collectives::LibraryConfig& c) {
+  const int local = c.gpus_per_node == 0 ? sys.num_gpus() : static_cast<int>(c.gpus_per_node);
+  const collectives::RankPath path = [&](int a, int b) { return sys.fabric().path_links(a, b); };
+  if (c.ring_direction != collectives::RingDirection::kPlanned) {
+    std::printf("ring plan:    ring_direction %s: the group's order only, one direction\n",
+                c.ring_direction == collectives::RingDirection::kForward ? "forward" : "backward");
+    return;
+  }
+  const collectives::ChannelPlan plan = collectives::plan_rings(local, path, c.channels);
+  if (!plan.searched) {
+    std::printf("ring plan:    group order (the search found no ring on %d GPUs)\n", local);
+    return;
+  }
+  const auto loads = collectives::ring_link_load(plan, path);
+  Bandwidth peak;
+  for (const auto& [id, bw] : loads) peak = std::max(peak, bw);
+  std::printf(
+      "ring plan:    %zu ring(s) over one node's %d GPUs at %s each (search on directed links; "
+      "busiest link carries %s)\n",
+      plan.rings.size(), local, format_bandwidth(plan.speed).c_str(),
+      format_bandwidth(peak).c_str());
+  for (uint32_t ch = 0; ch < c.channels; ++ch) {
+    const collectives::RingOrder& r = plan.rings[ch % plan.rings.size()];
+    const int dir = collectives::ChannelPlan::direction(r);
+    std::string order;
+    for (const int rank : r) order += " " + std::to_string(rank);
+    std::printf("  Channel %02u/%02u :%s (%s)\n", ch, c.channels, order.c_str(),
+                dir > 0 ? "forward" : (dir < 0 ? "backward" : "other order"));
+  }
+}
+
 void print_system(const ConfigDoc& doc) {
   Simulator sim;
   system::System sys(sim, ConfigNode::root(doc), 0, system::BuildFor::kCheck);
@@ -86,6 +120,7 @@ void print_system(const ConfigDoc& doc) {
   std::printf("collectives:  algorithm %s, protocol %s, executor %s, %u channels\n",
               collectives::to_string(c.algo), collectives::to_string(c.protocol),
               collectives::to_string(c.executor), c.channels);
+  print_ring_plan(sys, c);
 }
 
 }  // namespace
