@@ -53,7 +53,8 @@ std::vector<uint32_t> intra_rs(Ctx& x, int l, const RankConns& k) {
 
 // Smallest inter-node step worth a loop of pipeline (t3sim modelling choice): 16 KiB takes about
 // 10 us on one of 32 channels' shares of a 400 Gb/s NIC, about a step's latency. Chosen from the
-// simulated 8-128 node series (README, "Cluster scale"), not from measurements.
+// simulated 8-128 node series (docs/performance-log.md, "Scale benchmark"; rule in
+// docs/cluster.md), not from measurements.
 constexpr uint64_t kMinInterStep = 16 << 10;
 
 // Loops per inter-node ring loop. With few nodes (the inter-node ring takes no more steps than the

@@ -18,7 +18,7 @@ Params fabric_params() {
   p.optional("model", ParamKind::kString, "packet",
              "packet: store-and-forward packets through links (credits, per-packet round robin); "
              "flow: fluid flows sharing each edge by max-min fairness, rates recomputed when a "
-             "flow starts or ends (faster at scale; see README 'Flow-level fabric model')")
+             "flow starts or ends (faster at scale; see docs/cluster.md 'Flow-level fabric model')")
       .one_of({"packet", "flow"});
   p.optional("gpus", ParamKind::kInt, 0,
              "number of GPUs (ring, fully_connected, switch; two_level: optional cross-check)")

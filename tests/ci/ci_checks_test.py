@@ -41,7 +41,7 @@ class CheckersTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def layered_tree(self):
-        write(self.root, "README.md", GRAPH)
+        write(self.root, "docs/architecture.md", GRAPH)
         write(self.root, "sim/units.h", "#pragma once\n#include <cstdint>\n")
         write(self.root, "models/common/ids.h", '#include "sim/units.h"\n')
         write(self.root, "models/gpu/gpu.h", '#include "models/common/ids.h"\n#include "gpu_detail.h"\n')
@@ -70,12 +70,21 @@ class CheckersTest(unittest.TestCase):
         self.assertEqual(len(result.stderr.strip().splitlines()), 3, result.stderr)
 
     def test_deps_fixture_cycle_and_unknown_node(self):
-        write(self.root, "README.md", "```deps\nsim -> models/common\nmodels/common -> sim models/nope\n```\n")
+        write(self.root, "docs/architecture.md",
+              "```deps\nsim -> models/common\nmodels/common -> sim models/nope\n```\n")
         write(self.root, "sim/a.h", "")
         result = run("check_deps", self.root)
         self.assertEqual(result.returncode, 1)
         self.assertIn("'models/nope' is not a node", result.stderr)
         self.assertIn("cycle: ", result.stderr)
+
+    def test_deps_graph_lives_in_docs_architecture(self):
+        # The graph is read from docs/architecture.md only: a README.md with a deps block is not enough.
+        write(self.root, "README.md", GRAPH)
+        write(self.root, "sim/units.h", "#pragma once\n")
+        result = run("check_deps", self.root)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("docs/architecture.md", result.stdout + result.stderr)
 
     def test_deps_repository(self):
         result = run("check_deps", SOURCE_DIR)

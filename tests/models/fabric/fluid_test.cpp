@@ -199,14 +199,16 @@ TEST(FluidFabric, AgreesWithPacketsOnAChainedRing) {
 TEST(FluidFabric, AgreesWithPacketsOnTheCompletionOfContendedBatches) {
   // Shared links: per-packet round robin finishes the sharing messages one packet round apart
   // and is not max-min fair between local and transit flows, so single messages may differ
-  // (README); the batch completes at the same time. Multi-hop sharing (shifts by n/2) agrees at
-  // 8 MiB; at 1 MiB the hops a flow crosses before its narrowest one are idle in the fluid model
-  // while packets of other flows already use them (up to 14 % on the test ring).
+  // (docs/cluster.md, "Flow-level fabric model"); the batch completes at the same time. Multi-hop
+  // sharing (shifts by n/2) agrees at 8 MiB; at 1 MiB the hops a flow crosses before its narrowest
+  // one are idle in the fluid model while packets of other flows already use them (up to 14 % on
+  // the test ring).
   for (const Case& c : agreement_fabrics()) {
     const int n = Harness(c.cfg).fabric->num_gpus();
     for (const uint64_t bytes : {uint64_t{1} << 20, uint64_t{8} << 20}) {
       for (const int k : {n / 2, n / 2 + 1}) {
-        if (bytes < (8 << 20)) continue;  // multi-hop sharing: see the README's list
+        if (bytes < (8 << 20))
+          continue;  // multi-hop sharing: docs/cluster.md, "Flow-level fabric model"
         EXPECT_LE(gap(c.cfg, Pattern::kShift, bytes, k, Measure::kLastDelivery), 0.02)
             << c.name << " shift " << k << " bytes " << bytes;
       }
