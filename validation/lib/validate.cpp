@@ -187,7 +187,11 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
       } else {
         hbm(e, s.get(e.system), load_hbm_csv(csv));
       }
-      e.notes.push_back(display_path(env, csv) + " (measured, not in the calibration set)");
+      e.notes.push_back(
+          display_path(env, csv) +
+          (tol.calibration_machines.contains(machine)
+               ? " (measured; calibration set: " + tol.calibration_machines.at(machine) + ")"
+               : " (measured, not in the calibration set)"));
     });
   }
 }

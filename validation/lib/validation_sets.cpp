@@ -344,6 +344,17 @@ ToleranceFile load_tolerances(const std::filesystem::path& file) {
       out.machine_systems[machine] = v.get<std::string>();
     }
   }
+  if (root.has("calibration_machines")) {
+    const ConfigNode cal = root.child("calibration_machines");
+    for (const auto& [machine, v] : cal.json().items()) {
+      if (is_annotation_key(machine)) continue;
+      if (!v.is_string() || v.get<std::string>().empty()) {
+        cal.fail_key(machine,
+                     "must cite the document that puts this machine's data in the calibration set");
+      }
+      out.calibration_machines[machine] = v.get<std::string>();
+    }
+  }
   return out;
 }
 

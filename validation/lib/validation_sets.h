@@ -123,6 +123,9 @@ struct Tolerance {
 struct ToleranceFile {
   std::map<std::string, Tolerance> experiments;
   std::map<std::string, std::string> machine_systems;  // validation/data/<machine> -> system
+  // validation/data/<machine> folders that belong to the calibration set (parameters may be
+  // fitted to them), each with the document that says so.
+  std::map<std::string, std::string> calibration_machines;
 };
 // validation/tolerances.json; ConfigError for a missing key or a non-positive tolerance.
 ToleranceFile load_tolerances(const std::filesystem::path& file);
