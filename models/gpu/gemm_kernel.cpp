@@ -73,81 +73,9 @@ void GemmKernel::configure() {
   reducer_.assign(per_tile, kNoWg);
 }
 
-void GemmKernel::launch(uint32_t cus) {
-  const uint32_t slots = cus * spec_.wgs_per_cu;
-  if (slots == 0) throw ModelError(path(), "GEMM launched on zero CUs");
-  if (static_cast<uint64_t>(slots) * phases_ > kMaxSlotPhases) {
-    throw ModelError(path(), "GEMM beyond the model: " + std::to_string(slots) + " WG slots x " +
-                                 std::to_string(phases_) + " K phases pass the model's " +
-                                 std::to_string(kMaxSlotPhases));
-  }
-  if (plan_.retile && spec_.tile_select == TileSelect::kHeuristic) {
-    const TileChoice c = select_tile(spec_, plan_.shape, plan_.elem_bytes, cus);
-    plan_ = local_gemm_plan(plan_.shape, plan_.elem_bytes, c.tile_m, c.tile_n, spec_.group_m, gpu_,
-                            plan_.a_addr, plan_.b_addr, plan_.c_addr, c.split_k);
-    configure();
-  }
-  wgs_.assign(slots, Wg{});
-  ready_.assign(static_cast<size_t>(slots) * phases_, 0);
-  ready_at_.assign(static_cast<size_t>(slots) * phases_, Tick{});
-  free_wgs_.clear();
-  for (uint32_t w = slots; w > 0; --w) free_wgs_.push_back(w - 1);
-  stores_left_ = static_cast<uint32_t>(plan_.tiles());  // below kMaxWorkGroups
-  computing_left_ = stores_left_;
-  sim().call_at<GemmKernel, &GemmKernel::begin>(now() + spec_.launch_overhead, this, 0);
-}
-
-void GemmKernel::add_cus(uint32_t cus) {
-  const uint32_t extra = cus * spec_.wgs_per_cu;
-  if (extra == 0 || wgs_.empty()) return;
-  const auto first = static_cast<uint32_t>(wgs_.size());
-  wgs_.resize(first + extra, Wg{});
-  ready_.resize(static_cast<size_t>(first + extra) * phases_, 0);
-  ready_at_.resize(static_cast<size_t>(first + extra) * phases_, Tick{});
-  for (uint32_t w = first + extra; w > first; --w) free_wgs_.push_back(w - 1);
-  if (start_ != Tick::max()) dispatch();
-}
-
 double GemmKernel::l2_hit_rate() const {
   const uint64_t all = l2_hit_bytes() + l2_miss_bytes();
   return all == 0 ? 0.0 : static_cast<double>(l2_hit_bytes()) / static_cast<double>(all);
-}
-
-void GemmKernel::begin(uint64_t) {
-  start_ = now();
-  dispatch();
-}
-
-void GemmKernel::admit_retry() {
-  if (!blocked_) return;
-  blocked_ = false;
-  dispatch();
-}
-
-// Work item i is split i % split_k of tile order[i / split_k] (a tile's splits are adjacent).
-void GemmKernel::dispatch() {
-  const size_t items = plan_.order.size() * plan_.split_k;
-  while (!free_wgs_.empty() && next_tile_ < items && !blocked_) {
-    const uint32_t tile = plan_.order[next_tile_ / plan_.split_k];
-    const auto split = static_cast<uint32_t>(next_tile_ % plan_.split_k);
-    if (split == 0 && hooks_ != nullptr && !hooks_->admit(tile)) {
-      blocked_ = true;
-      admit_stalls_.inc();
-      return;
-    }
-    ++next_tile_;
-    const uint32_t w = free_wgs_.back();
-    free_wgs_.pop_back();
-    wgs_[w] = Wg{};
-    wgs_[w].tile = tile;
-    wgs_[w].split = split;
-    wgs_[w].busy = true;
-    wgs_[w].started = now();
-    std::fill_n(ready_.begin() + static_cast<std::ptrdiff_t>(w) * phases_, phases_, 0);
-    std::fill_n(ready_at_.begin() + static_cast<std::ptrdiff_t>(w) * phases_, phases_, Tick{});
-    request_ahead(w);  // the prologue: phases [0, ahead)
-    try_compute(w);
-  }
 }
 
 // Phases are global over the whole K: split s covers [s x phases_, (s + 1) x phases_).

@@ -16,12 +16,23 @@
 // all but the last to finish write an FP32 partial tile (gemm_write) and leave; the last waits
 // for them, reads the s-1 partials back (gemm_read) and stores the tile. A `retile` plan is
 // re-planned at launch per the preset's tile_select (tile_select.h).
+// Grid (gpu_spec.h GemmLaunch): per_tile hands each work item (a tile split) to the next free WG
+// slot in plan order. persistent launches G = min(items, cus x wgs_per_cu of the whole GPU) CTAs
+// whatever launch() was given; CTA j becomes resident in CTA order when a slot is free and keeps
+// it until its item list is done (static: items j, j+G, ...; dynamic: the next item of a shared
+// counter), so CTAs that found no slot start only when a resident CTA ends its list or add_cus()
+// gives slots back: the tail a persistent library GEMM suffers when another kernel holds SMs.
 // Contract: hooks->admit() may refuse a tile (tracker full); the kernel then waits for
-// admit_retry(); admit() and tile_computed() are called once per output tile. done() is set when
-// every tile's store has completed. add_cus() adds WG slots to a running kernel.
+// admit_retry(); admit() and tile_computed() are called once per output tile (admit() before the
+// tile's first split starts; a refused CTA does not hold back CTAs whose next item is admitted).
+// A static persistent grid with split-K under a tracker that refuses until tiles complete can wait
+// forever on a split whose CTA is not resident (finish() then reports it); the presets with a
+// tracker (T3) are per_tile. done() is set when every tile's store has completed. add_cus() adds
+// WG slots to a running kernel.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -71,6 +82,8 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   uint64_t pipeline_ps() const { return fill_ps_.value() + drain_ps_.value(); }
   uint64_t phase_stalls() const { return phase_stalls_.value(); }
   uint32_t phases_per_wg() const { return phases_; }
+  // CTAs of the grid: one per item (per_tile) or G (persistent); set at launch.
+  uint32_t ctas() const { return ctas_; }
   void access_done(uint64_t tag) override;
   void slice_ready(uint32_t waiter, uint32_t id, bool owner) override;
   void finish() override;
@@ -97,9 +110,15 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   static constexpr uint64_t kReduceTag = 1ULL << 61;   // | wg: reduction read done
   static constexpr uint64_t kHitTag = 1ULL << 60;      // | waiter: L2 hit delivered
   static constexpr uint32_t kNoWg = 0xffffffffu;
+  static constexpr uint32_t kNoCta = 0xffffffffu;
   void configure();
   void begin(uint64_t unused);
+  size_t items() const { return plan_.order.size() * plan_.split_k; }
+  bool admit_item(size_t item);
   void dispatch();
+  void dispatch_per_tile();
+  void dispatch_persistent();
+  void start_item(uint32_t wg, size_t item);
   void request_phase(uint32_t wg, uint32_t phase);
   void request_ahead(uint32_t wg);
   void operand_ready(uint32_t waiter, Tick at);
@@ -140,7 +159,17 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   uint32_t ahead_ = 1;              // phases requested ahead of compute
   uint64_t phase_limit_bytes_ = 0;  // per-WG outstanding input bound (0: none)
   bool partition_ = false;          // hits go through the L2 slices
-  size_t next_tile_ = 0;
+  size_t next_tile_ = 0;  // next work item (per_tile; persistent dynamic: the shared counter)
+  // Persistent grid: the CTA resident in each WG slot (kNoCta: free), each CTA's next item
+  // (static), slots whose CTA wants its next item (FIFO), the next CTA to become resident, and
+  // which tiles admit() has accepted (a tile's splits may start out of order).
+  std::vector<uint32_t> slot_cta_;
+  std::vector<uint64_t> cta_next_;
+  std::deque<uint32_t> wanting_;
+  std::vector<uint8_t> admitted_;
+  uint32_t ctas_ = 0;
+  uint32_t next_cta_ = 0;
+  bool persistent_ = false;
   uint32_t stores_left_ = 0;
   uint32_t computing_left_ = 0;
   bool blocked_ = false;

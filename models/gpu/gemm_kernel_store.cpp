@@ -63,12 +63,17 @@ void GemmKernel::trace_wg(Timeline& tl, uint32_t w) const {
   tl.async(tl.track(gpu_, track), name(), wgs_[w].started, now());
 }
 
-// Frees WG slot w and dispatches more work.
+// Ends WG slot w's work item: the slot is free (per_tile) or its persistent CTA wants its next
+// item. The caller dispatches more work.
 void GemmKernel::release(uint32_t w) {
   Wg& wg = wgs_[w];
   wg.busy = false;
   if (Timeline* tl = sim().timeline()) trace_wg(*tl, w);
-  free_wgs_.push_back(w);
+  if (persistent_) {
+    wanting_.push_back(w);
+  } else {
+    free_wgs_.push_back(w);
+  }
 }
 
 void GemmKernel::store(uint32_t w) {

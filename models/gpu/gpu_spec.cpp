@@ -125,6 +125,15 @@ Params gpu_params() {
              "heuristic candidate macro-tiles \"MxN\", largest first (default: tile_m x tile_n)");
   p.optional("max_split_k", ParamKind::kInt, 1, "largest split-K the heuristic may choose")
       .range(1, 64);
+  p.optional("gemm_launch", ParamKind::kString, "per_tile",
+             "GEMM grid: per_tile (one CTA per tile, handed to free WG slots in order) or "
+             "persistent (min(tiles, cus x wgs_per_cu) CTAs, each holding its slot for its tile "
+             "list; CTAs that find no free slot wait for one)")
+      .one_of({"per_tile", "persistent"});
+  p.optional("persistent_schedule", ParamKind::kString, "static",
+             "tile schedule of a persistent GEMM: static (CTA j takes tiles j, j+G, ...) or "
+             "dynamic (each CTA takes the next tile from a shared counter)")
+      .one_of({"static", "dynamic"});
   p.optional("wg_overhead", ParamKind::kDuration, "0 ns",
              "fixed time per GEMM WG beyond its K loop (prologue + epilogue)")
       .range(0, 1e9);
@@ -177,6 +186,10 @@ GpuSpec bind_gpu(const ConfigNode& node) {
     for (size_t i = 0; i < tiles.size(); ++i) s.tiles.push_back(parse_tile(tiles.at(i)));
   }
   s.max_split_k = static_cast<uint32_t>(b.integer("max_split_k"));
+  s.gemm_launch =
+      b.str("gemm_launch") == "persistent" ? GemmLaunch::kPersistent : GemmLaunch::kPerTile;
+  s.persistent_schedule = b.str("persistent_schedule") == "dynamic" ? PersistentSchedule::kDynamic
+                                                                    : PersistentSchedule::kStatic;
   s.wg_overhead = b.duration("wg_overhead");
   s.l2_bandwidth = b.bandwidth("l2_bandwidth");
   s.launch_overhead = b.duration("launch_overhead");

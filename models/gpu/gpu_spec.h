@@ -4,8 +4,9 @@
 // (tile_select: the preset tile, or a heuristic over candidate tiles and split-K, tile_select.h),
 // the per-WG overhead and L2 -> CU bandwidth, L2 capacity and its memory-partition front end
 // (mem_partition.h), memory transaction size and request windows, kernel launch overhead, DMA
-// engines. Every value comes from a preset whose "source" object cites its origin or names it a
-// t3sim modelling choice.
+// engines, and how a GEMM's grid is launched (gemm_launch: one CTA per tile, or a persistent grid
+// of CTAs each walking a list of tiles, gemm_kernel.h). Every value comes from a preset whose
+// "source" object cites its origin or names it a t3sim modelling choice.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,15 @@ namespace t3sim::gpu {
 // How a baseline (local) GEMM chooses its macro-tile: kFixed uses tile_m x tile_n and no split-K
 // (the T3 presets); kHeuristic picks among `tiles` and split-K 1..max_split_k (tile_select.h).
 enum class TileSelect { kFixed, kHeuristic };
+
+// How a GEMM kernel's grid is formed. kPerTile: one CTA (WG) per work item; the hardware block
+// scheduler hands items to free WG slots in plan order (Tensile, CUTLASS sm80-style kernels).
+// kPersistent: min(items, cus x wgs_per_cu) CTAs, sized for the whole GPU whatever is free at
+// launch; each CTA holds its WG slot until its item list is done (cuBLAS/CUTLASS sm90 persistent
+// kernels). Its schedule: kStatic (CTA j takes items j, j+G, j+2G, ... in plan order) or kDynamic
+// (a CTA takes the next item from a shared counter when it finishes one).
+enum class GemmLaunch { kPerTile, kPersistent };
+enum class PersistentSchedule { kStatic, kDynamic };
 
 struct TileShape {
   uint32_t m = 128;
@@ -77,6 +87,9 @@ struct GpuSpec {
   uint32_t store_window = 256;
   Bytes cu_window;  // bytes a collective kernel's CU keeps in flight (Little's law bandwidth)
   DmaSpec dma;
+  // The GEMM grid and, when persistent, its tile schedule.
+  GemmLaunch gemm_launch = GemmLaunch::kPerTile;
+  PersistentSchedule persistent_schedule = PersistentSchedule::kStatic;
 };
 
 // FLOP per CU per cycle of `precision` (0: the preset gives none; a GEMM of it is refused).

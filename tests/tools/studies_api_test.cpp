@@ -1,6 +1,7 @@
 // The library entry points below the CLI: the probe tables (HBM patterns, nccl-tests busbw
 // factor), one GEMM probe on a shipped system (tflops agrees with its own time, waves with the
-// tile count), and run_validation's selection and result rows on the quick MAMF set.
+// tile count; with CUs held, the persistent grid's tail), and run_validation's selection and result
+// rows on the quick MAMF set.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -57,6 +58,29 @@ TEST(Probes, GemmMemoryBehaviourIsConsistent) {
   // A compute-bound shape drives DRAM less than the memory-bound one.
   const studies::GemmProbe big = studies::probe_gemm(sys, gpu::GemmShape{4096, 4096, 4096});
   EXPECT_LT(big.dram_utilisation, p.dram_utilisation);
+}
+
+TEST(Probes, GemmWithCusHeldPaysThePersistentTail) {
+  // 4096 x 4096 x 1024 on dgx-h100: 512 tiles, 3.9 per CTA of a 132-CTA persistent grid. With 4
+  // SMs held throughout, a static schedule runs the 4 waiting CTAs' lists after the resident ones
+  // (about 6 tile rounds for 4); the dynamic schedule (the preset) and per_tile spread the tiles
+  // over 128 SMs; SMs given back early release the waiting CTAs.
+  const gpu::GemmShape shape{4096, 4096, 1024};
+  auto slowdown = [&](const std::string& launch, const std::string& schedule,
+                      studies::HeldCus held) {
+    const ConfigDoc sys = studies::load_system(
+        env(), "dgx-h100",
+        {"gpu.gemm_launch=" + launch, "gpu.persistent_schedule=" + schedule, "gpu.max_split_k=1"});
+    return studies::probe_gemm(sys, shape, held).time_us / studies::probe_gemm(sys, shape).time_us;
+  };
+  const studies::HeldCus held{4, Duration{}};
+  const double stat = slowdown("persistent", "static", held);
+  EXPECT_GT(stat, 1.3);
+  EXPECT_LT(slowdown("persistent", "dynamic", held), 1.1);
+  EXPECT_LT(slowdown("per_tile", "static", held), 1.1);
+  EXPECT_LT(slowdown("persistent", "static", {4, Duration::ns(10'000)}), stat - 0.1);
+  const ConfigDoc sys = studies::load_system(env(), "dgx-h100", {});
+  EXPECT_THROW(studies::probe_gemm(sys, shape, {132, Duration{}}), UsageError);
 }
 
 TEST(Probes, LoadedLatencyRisesWithLoadAndHasAKnee) {

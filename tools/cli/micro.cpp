@@ -30,8 +30,9 @@ void print(bool json, const nlohmann::ordered_json& j) {
 
 int cmd_gemm(const Args& args, const Env& env) {
   po::options_description desc("t3sim gemm options");
-  std::string sys, dtype = "fp16";
+  std::string sys, dtype = "fp16", held_for = "0 us";
   uint64_t m = 0, n = 0, k = 0, batch = 1;
+  uint32_t held_cus = 0;
   std::vector<std::string> sets;
   desc.add_options()("system", po::value(&sys)->required(), "system name or path")(
       "m,m", integer(&m, uint64_t{1}, kMaxDim)->required(), "rows, 1..4194304")(
@@ -41,6 +42,10 @@ int cmd_gemm(const Args& args, const Env& env) {
       "independent products in one kernel, 1..4194304")(
       "dtype", po::value(&dtype)->default_value("fp16"),
       "fp16 | bf16 | tf32 | fp32 (SIMT) | fp8: picks the preset's matrix rate")(
+      "held-cus", integer(&held_cus, uint32_t{0}, uint32_t{4095})->default_value(0),
+      "CUs another kernel holds at launch, 0..4095 (fewer than the GPU's)")(
+      "held-for", po::value(&held_for)->default_value("0 us"),
+      "when the held CUs come back, after the launch (\"0 us\": never)")(
       "set", po::value(&sets)->composing(), "override: path=value")("json", po::bool_switch(),
                                                                     "print JSON");
   po::variables_map vm;
@@ -58,7 +63,13 @@ int cmd_gemm(const Args& args, const Env& env) {
   if (gpu::matrix_rate(system::system_gpu_spec(doc), precision->second) == 0) {
     throw UsageError("the GPU preset of '" + sys + "' gives no flops_per_cu_cycle_" + dtype);
   }
-  const studies::GemmProbe p = studies::probe_gemm(doc, {m, n, k, batch, precision->second});
+  studies::HeldCus held{held_cus, Duration{}};
+  try {
+    held.for_time = parse_duration(held_for);
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("--held-for: ") + e.what());
+  }
+  const studies::GemmProbe p = studies::probe_gemm(doc, {m, n, k, batch, precision->second}, held);
   nlohmann::ordered_json j;
   j["time_us"] = p.time_us;
   j["tflops"] = p.tflops;

@@ -29,13 +29,21 @@ class LastDone : public gpu::AccessDone {
 
 }  // namespace
 
-GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape) {
+GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldCus held) {
   const uint32_t elem = shape.precision == gpu::Precision::kFp8    ? 1
                         : shape.precision == gpu::Precision::kFp16 ? 2
                                                                    : 4;
   system::Scenario sc(system, 1, nullptr);
   sc.allocate(shape, elem);
-  auto& kern = sc.launch_local_gemm(0, shape, elem, sc.spec().cus, nullptr);
+  if (held.cus >= sc.spec().cus) {
+    throw UsageError("the GPU has " + std::to_string(sc.spec().cus) + " CUs: at most " +
+                     std::to_string(sc.spec().cus - 1) + " can be held");
+  }
+  auto& kern = sc.launch_local_gemm(0, shape, elem, sc.spec().cus - held.cus, nullptr);
+  if (held.cus > 0 && held.for_time != Duration{}) {
+    sc.sim().run_until(Tick{} + held.for_time);
+    if (!kern.finished()) kern.add_cus(held.cus);
+  }
   sc.run();
   GemmProbe p;
   p.time_us = (kern.done() - kern.start()).to_us();

@@ -33,8 +33,16 @@ struct GemmProbe {
   double memory_stall_us = 0;
   double pipeline_us = 0;
 };
-// One M x N x K GEMM (2-byte elements) on all CUs of GPU 0.
-GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape);
+// CUs (SMs) another kernel holds when the GEMM launches: `cus` of them, given back (add_cus) `for`
+// after the launch; Duration{} holds them to the end. Only the CUs: the holder's memory traffic
+// is not simulated (contention_bench's reduction kernel, validation/cuda, less its HBM load).
+struct HeldCus {
+  uint32_t cus = 0;
+  Duration for_time;
+};
+// One M x N x K GEMM (2-byte elements) on the CUs of GPU 0 not held.
+// UsageError when `held` takes every CU.
+GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldCus held = {});
 
 // The HBM commands streamed at once for a pattern: read, write, copy (read + write), update (one
 // NMC read-modify-write command) and rmw (hbm_bench's a[i] += b[i]: two reads and a write).

@@ -2,7 +2,7 @@
 // for a large square GEMM and the memory roof for a skinny one; "fixed" tile selection reproduces
 // the preset plan; the heuristic's plan as launched; split-K's partial traffic and per-tile hooks;
 // the per-WG overhead; convergence of the fidelity knobs (txn + interleave, k_phases); grouped
-// dispatch saving L2 misses; determinism.
+// dispatch saving L2 misses; the presets' GEMM grid; determinism.
 #include "models/gpu/gemm_kernel.h"
 
 #include <gtest/gtest.h>
@@ -13,8 +13,10 @@
 #include <map>
 
 #include "models/gpu/tile_select.h"
+#include "models/system/gemm_limits.h"
 #include "models/system/scenario.h"
 #include "models/system/system.h"
+#include "sim/errors.h"
 #include "sim/units_parse.h"
 
 namespace t3sim::gpu {
@@ -217,6 +219,18 @@ TEST(GemmKernel, GroupedOrderReadsLessThanRowOrder) {
   const GemmRun grouped = run_gemm(load("t3-ring-8"), shape);
   const GemmRun rows = run_gemm(load("t3-ring-8", {"gpu.group_m=1"}), shape);
   EXPECT_LT(grouped.reads, rows.reads);
+}
+
+TEST(GemmKernel, PresetsChooseTheirGrid) {
+  // NVIDIA H100: cuBLAS-style persistent grid, dynamic schedule; AMD/T3: one WG per tile.
+  const GpuSpec h100 = system::system_gpu_spec(load("dgx-h100"));
+  EXPECT_EQ(h100.gemm_launch, GemmLaunch::kPersistent);
+  EXPECT_EQ(h100.persistent_schedule, PersistentSchedule::kDynamic);
+  EXPECT_EQ(system::system_gpu_spec(load("t3-ring-8")).gemm_launch, GemmLaunch::kPerTile);
+  EXPECT_EQ(system::system_gpu_spec(load("dgx-h100", {"gpu.persistent_schedule=static"}))
+                .persistent_schedule,
+            PersistentSchedule::kStatic);
+  EXPECT_THROW(system::system_gpu_spec(load("dgx-h100", {"gpu.gemm_launch=waves"})), ConfigError);
 }
 
 TEST(GemmKernel, Deterministic) {

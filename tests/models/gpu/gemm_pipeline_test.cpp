@@ -1,56 +1,20 @@
 // Tests of the GEMM kernel's stage pipeline and its L2 front end with an inline GPU spec and a fake
-// DRAM (tests/models/gpu/fakes.h), no presets: a GEMM stalls for memory when its slices' miss
+// DRAM (tests/models/gpu/gemm_rig.h), no presets: a GEMM stalls for memory when its slices' miss
 // queues fill behind a slow DRAM; the stall breakdown adds up; k_group halving converges; the
 // lookahead never exceeds stages - 1 K-steps; add_cus() speeds up a running kernel.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <memory>
 
-#include "models/gpu/gemm_kernel.h"
-#include "models/gpu/mem_partition.h"
-#include "tests/models/gpu/fakes.h"
+#include "tests/models/gpu/gemm_rig.h"
 
 namespace t3sim::gpu {
 namespace {
 
 using namespace t3sim::literals;  // NOLINT(google-build-using-namespace): test literals
 
-using testing::FakeDram;
-using testing::NoFabric;
+using testing::Rig;
 using testing::small_gpu;
-using testing::TwoChannels;
-
-struct Rig {
-  Rig(const GpuSpec& spec, Duration dram_latency, uint32_t dram_slots, GemmShape shape)
-      : dram(sim, dram_latency, dram_slots),
-        part(sim, &sim.root(), "l2", spec.partition, Bandwidth{}, dram, map),
-        reads(part, static_cast<uint32_t>(spec.txn.count()), 256, 0),
-        stores(part, static_cast<uint32_t>(spec.txn.count()), 256, 0),
-        remote(sim, &sim.root(), "remote", fabric, {&part}, 4096, 64) {
-    const uint64_t a = 0;
-    const uint64_t b = shape.m * shape.k * 2;
-    const uint64_t c = b + shape.k * shape.n * 2;
-    GemmPlan plan = local_gemm_plan(shape, 2, spec.tile_m, spec.tile_n, spec.group_m, 0, a, b, c);
-    kernel = std::make_unique<GemmKernel>(sim, &sim.root(), "gemm", 0, spec, std::move(plan), reads,
-                                          stores, remote, nullptr);
-  }
-  Duration run(uint32_t cus) {
-    kernel->launch(cus);
-    sim.run();
-    sim.finish();
-    return kernel->done() - kernel->start();
-  }
-  Simulator sim;
-  TwoChannels map;
-  NoFabric fabric;
-  FakeDram dram;
-  MemPartition part;
-  MemStream reads;
-  MemStream stores;
-  RemoteMemory remote;
-  std::unique_ptr<GemmKernel> kernel;
-};
 
 const GemmShape kShape{512, 512, 2048};
 

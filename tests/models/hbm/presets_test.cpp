@@ -38,7 +38,7 @@ TEST(HbmPresets, EveryPresetBindsAndCitesEveryKey) {
                 static_cast<double>(c.bandwidth.bytes_per_second()) * c.efficiency,
                 1e3 * c.channels());
   }
-  EXPECT_EQ(n, 5);
+  EXPECT_GT(n, 0);  // every preset there is: the count is not pinned, so adding one is no test edit
 }
 
 TEST(HbmPresets, RegistryDescribesTheHbmType) {
