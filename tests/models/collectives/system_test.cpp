@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "models/collectives/collective.h"
 #include "models/common/mirror.h"
@@ -112,6 +114,43 @@ TEST(SystemCollective, Mi300xRingsUseEveryXgmiLink) {
   const double busbw = static_cast<double>(S) / (multi.us * 1e3) * 1.75;
   EXPECT_GT(busbw, 3 * 64.0);
   EXPECT_LT(busbw, 7 * 64.0);
+}
+
+// The T3 machine's ring is bidirectional: the planned rings run both ways, so a reduce-scatter
+// puts the same bytes on every directed link, and one direction alone (the what-if override)
+// leaves half the links idle and takes longer.
+TEST(SystemCollective, T3RingReduceScatterUsesBothDirections) {
+  const uint64_t S = 64 << 20;
+  auto run_rs = [&](const std::string& direction, std::vector<uint64_t>& per_link) {
+    ConfigDoc doc = system::load_system_config("t3-ring-8", kConfigs);
+    if (!direction.empty()) doc.root["collectives"]["ring_direction"] = direction;
+    Simulator sim;
+    system::System sys(sim, ConfigNode::root(doc));
+    CollectiveSpec s;
+    s.kind = Kind::kReduceScatter;
+    s.bytes = S;
+    Collective c(sim, &sys, "coll", sys.machine(), sys.collectives(), s);
+    sim.elaborate();
+    c.start(nullptr, 0);
+    sim.run();
+    sim.finish();
+    EXPECT_TRUE(c.done());
+    const fabric::Topology& topo = sys.fabric().topology();
+    for (size_t e = 0; e < topo.edges.size(); ++e) {
+      per_link.push_back(sys.fabric().link(e).bytes_carried());
+    }
+    return c.elapsed().to_us();
+  };
+  std::vector<uint64_t> both, one;
+  const double t_both = run_rs("", both);
+  const double t_one = run_rs("forward", one);
+  ASSERT_EQ(both.size(), 16u);                          // 8 links, two directions each
+  for (const uint64_t b : both) EXPECT_EQ(b, both[0]);  // every directed link equally loaded
+  EXPECT_GT(both[0], 0u);
+  size_t idle = 0;
+  for (const uint64_t b : one) idle += b == 0 ? 1 : 0;
+  EXPECT_EQ(idle, 8u);  // one direction only: the other eight directed links carry nothing
+  EXPECT_LT(t_both * 1.5, t_one);
 }
 
 TEST(SystemCollective, EveryKindRunsOnAWholeSystem) {
