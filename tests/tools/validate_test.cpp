@@ -96,6 +96,39 @@ TEST(ValidationCsv, StoredSetsLoad) {
   EXPECT_EQ(load_collective_csv(v / "collectives/p4de_2node_allreduce.csv").size(), 11u);
 }
 
+TEST(ValidationCsv, ContentionRowsAreJudgedAgainstTheFilesOwnControlRow) {
+  const std::string head =
+      "red_blocks,red_sms,m,n,k,dtype,red_bytes,gemm_alone_us,red_alone_us,gemm_together_us,"
+      "red_together_us,together_us,gemm_slowdown,red_slowdown,speedup,ideal_speedup\n";
+  const fs::path f =
+      write_temp("contention.csv", "# gpu=test\n" + head +
+                                       "0,0,64,32,16,bf16,1024,100,0,110,0,110,1.1,1,1,1\n"
+                                       "4,4,64,32,16,bf16,1024,100,50,132,60,140,1.32,1.2,1,1\n");
+  const std::vector<SharingPoint> pts = load_contention_csv(f);
+  ASSERT_EQ(pts.size(), 1u);  // the control row is not a point
+  EXPECT_EQ(pts[0].sms, 4u);
+  EXPECT_DOUBLE_EQ(pts[0].hold_us, 60.0);
+  EXPECT_NEAR(pts[0].slowdown_pct, 20.0, 1e-9);  // 132 / 110, not 132 / 100
+  const fs::path bad =
+      write_temp("contention_bad.csv", head + "4,4,64,32,16,bf16,1024,100,50,132,60,140,1,1,1,1\n");
+  expect_row_error([&] { load_contention_csv(bad); }, bad, 2, "before the row with red_sms 0");
+}
+
+TEST(ValidationCsv, ConcurrencyRowsKeepQuotedCommasAndSkipUncountedKernels) {
+  const fs::path f = write_temp(
+      "concurrency.csv",
+      "m,n,k,variant,background_kind,background_ctas,sleep_ns,gemm_us_median,slowdown_pct,"
+      "background_GBps_rw\n"
+      "64,64,64,\"alone\",none,0,0,10.0,0.0,0\n"
+      "64,64,64,\"spin kernel, 16 CTAs\",spin,16,0,14.0,40.0,0\n"
+      "64,64,64,\"memcpy, driver\",d2d-memcpy,-1,0,11.0,10.0,2000\n");
+  const std::vector<SharingPoint> pts = load_concurrency_csv(f);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_EQ(pts[0].sms, 16u);
+  EXPECT_DOUBLE_EQ(pts[0].hold_us, 0.0);  // held for the whole run
+  EXPECT_DOUBLE_EQ(pts[0].slowdown_pct, 40.0);
+}
+
 TEST(ValidationStats, MedianAndMaxOnFixedInputs) {
   EXPECT_DOUBLE_EQ(pct_error(110, 100), 10.0);
   EXPECT_DOUBLE_EQ(pct_error(45, 50), -10.0);

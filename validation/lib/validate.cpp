@@ -114,6 +114,19 @@ void hbm(SetRun& e, const ConfigDoc& doc, const std::vector<HbmPoint>& pts) {
   }
 }
 
+// GEMM slowdown (%) while another kernel holds SMs; errors in points of slowdown.
+void sharing(SetRun& e, const ConfigDoc& doc, const std::vector<SharingPoint>& pts) {
+  e.metric = "slowdown %";
+  e.points_error = true;
+  for (const auto& p : pts) {
+    e.labels.push_back(p.label);
+    e.measured.push_back(p.slowdown_pct);
+    e.cost.push_back(static_cast<double>(p.m * p.n * p.k) / 1e6);
+    e.simulate.push_back([&doc, p] { return sim_gemm_slowdown_pct(doc, p); });
+  }
+  e.notes.push_back("errors are points of slowdown (simulated - measured), not relative %");
+}
+
 class Plan {
  public:
   Plan(const Env& env, std::string only) : only_(std::move(only)), systems_{env, {}} {}
@@ -168,10 +181,16 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
   for (const fs::path& csv : csvs) {
     const std::string machine = csv.parent_path().filename().string();
     const std::string stem = csv.stem().string();
-    const bool known = stem == "gemm" || stem == "hbm";
-    const std::string name = (known ? "measured-" + stem : std::string("measured-other")) + ":" +
-                             machine + (known ? "" : "/" + csv.filename().string());
-    plan.add(name, "measured-" + stem, [&, stem, machine, csv](SetRun& e, Systems& s) {
+    // The GEMM-with-SMs-held sets: contention_bench files and the concurrency probe.
+    const std::string kind = stem.rfind("contention", 0) == 0              ? "contention"
+                             : stem.rfind("gemm-under-concurrent", 0) == 0 ? "concurrency"
+                                                                           : stem;
+    const bool known =
+        kind == "gemm" || kind == "hbm" || kind == "contention" || kind == "concurrency";
+    const bool one_of_kind = kind == stem;
+    const std::string name = (known ? "measured-" + kind : std::string("measured-other")) + ":" +
+                             machine + (known && one_of_kind ? "" : "/" + csv.filename().string());
+    plan.add(name, "measured-" + kind, [&, kind, machine, csv](SetRun& e, Systems& s) {
       const auto it = tol.machine_systems.find(machine);
       e.system = it == tol.machine_systems.end() ? "-" : it->second;
       if (!known || it == tol.machine_systems.end()) {
@@ -181,11 +200,14 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
                                        "' in validation/tolerances.json machine_systems");
         return;
       }
-      if (stem == "gemm") {
+      if (kind == "gemm") {
         e.metric = "TFLOP/s";
         add_gemm_points(e, s.get(e.system), load_gemm_csv(csv));
-      } else {
+      } else if (kind == "hbm") {
         hbm(e, s.get(e.system), load_hbm_csv(csv));
+      } else {
+        sharing(e, s.get(e.system),
+                kind == "contention" ? load_contention_csv(csv) : load_concurrency_csv(csv));
       }
       e.notes.push_back(
           display_path(env, csv) +
@@ -266,7 +288,8 @@ void run_all(std::vector<SetRun>& exps, unsigned threads,
   for (SetRun& e : exps) {
     if (!e.status.empty()) continue;
     for (size_t p = 0; p < e.simulated.size(); ++p) {
-      e.errors.push_back(pct_error(e.simulated[p], e.measured[p]));
+      e.errors.push_back(e.points_error ? e.simulated[p] - e.measured[p]
+                                        : pct_error(e.simulated[p], e.measured[p]));
     }
   }
 }

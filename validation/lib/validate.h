@@ -33,6 +33,7 @@ struct SetRun {
   std::vector<std::function<double()>> simulate;
   std::vector<double> simulated;
   std::vector<double> errors;
+  bool points_error = false;  // errors are simulated - measured (points of a %), not relative %
   double wall_s = 0;
   std::string error;
 };

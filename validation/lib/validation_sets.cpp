@@ -61,10 +61,20 @@ Csv read_csv(const std::filesystem::path& path, const std::vector<std::string>& 
     }
     Csv::Row row;
     row.line = line;
-    std::stringstream ss(text);
+    // Fields split at commas outside double quotes (a quoted field may hold commas).
     std::string field;
-    while (std::getline(ss, field, ',')) row.fields.push_back(field);
-    if (text.back() == ',') row.fields.emplace_back();
+    bool quoted = false;
+    for (const char ch : text) {
+      if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        row.fields.push_back(field);
+        field.clear();
+      } else {
+        field += ch;
+      }
+    }
+    row.fields.push_back(field);
     if (row.fields.size() != columns) {
       csv.fail_row(line, "expected " + std::to_string(columns) + " fields, got " +
                              std::to_string(row.fields.size()));
@@ -196,6 +206,79 @@ std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file) {
     out.push_back(p);
   }
   return out;
+}
+
+namespace {
+constexpr const char* kContentionHeader =
+    "red_blocks,red_sms,m,n,k,dtype,red_bytes,gemm_alone_us,red_alone_us,gemm_together_us,"
+    "red_together_us,together_us,gemm_slowdown,red_slowdown,speedup,ideal_speedup";
+}  // namespace
+
+std::vector<SharingPoint> load_contention_csv(const std::filesystem::path& file) {
+  const std::string clocks = ",gemm_alone_sm_mhz,red_alone_sm_mhz,together_sm_mhz";
+  const Csv csv = read_csv(file, {kContentionHeader, std::string(kContentionHeader) + clocks});
+  std::vector<SharingPoint> out;
+  double base_us = 0;  // the row without a reduction kernel: its together time
+  for (const auto& r : csv.rows) {
+    SharingPoint p;
+    p.line = r.line;
+    p.sms = static_cast<uint32_t>(to_u64(csv, r, 1, "red_sms"));
+    p.m = to_u64(csv, r, 2, "m");
+    p.n = to_u64(csv, r, 3, "n");
+    p.k = to_u64(csv, r, 4, "k");
+    p.dtype = r.fields[5];
+    const double together = to_real(csv, r, 9, "gemm_together_us");
+    p.hold_us = to_real(csv, r, 10, "red_together_us");
+    if (p.dtype != "fp16" && p.dtype != "bf16") csv.fail(r.line, "dtype must be fp16 or bf16");
+    if (p.m == 0 || p.n == 0 || p.k == 0 || together <= 0) {
+      csv.fail(r.line, "m, n, k and gemm_together_us must be positive");
+    }
+    if (p.sms == 0) {
+      base_us = together;
+      continue;
+    }
+    if (base_us <= 0) csv.fail(r.line, "a row with red_sms > 0 before the row with red_sms 0");
+    p.slowdown_pct = 100.0 * (together / base_us - 1.0);
+    p.label = p.dtype + " " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+              std::to_string(p.k) + ", " + std::to_string(p.sms) + " SMs for " +
+              std::to_string(static_cast<int>(p.hold_us)) + " us";
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file) {
+  const Csv csv = read_csv(file, {"m,n,k,variant,background_kind,background_ctas,sleep_ns,"
+                                  "gemm_us_median,slowdown_pct,background_GBps_rw"});
+  std::vector<SharingPoint> out;
+  for (const auto& r : csv.rows) {
+    const std::string kind = r.fields[4];
+    // The kernel holds its SMs for the whole run (launched first, it outlasts the GEMMs); the
+    // driver's memcpy row (background_ctas -1) holds none the probe could count: left out.
+    if (kind == "none" || r.fields[5].empty() || r.fields[5][0] == '-') continue;
+    SharingPoint p;
+    p.line = r.line;
+    p.m = to_u64(csv, r, 0, "m");
+    p.n = to_u64(csv, r, 1, "n");
+    p.k = to_u64(csv, r, 2, "k");
+    p.dtype = "bf16";
+    p.sms = static_cast<uint32_t>(to_u64(csv, r, 5, "background_ctas"));
+    p.hold_us = 0;
+    p.slowdown_pct = to_real(csv, r, 8, "slowdown_pct");
+    const std::string sleep = r.fields[6] == "0" ? "" : ", sleep " + r.fields[6] + " ns";
+    p.label = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + ", " +
+              kind + " on " + std::to_string(p.sms) + " SMs" + sleep;
+    out.push_back(p);
+  }
+  return out;
+}
+
+double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p) {
+  const gpu::GemmShape shape{p.m, p.n, p.k, 1, gpu::Precision::kFp16};
+  const double alone = studies::probe_gemm(system, shape).time_us;
+  const studies::HeldCus held{p.sms, Duration::ps(static_cast<uint64_t>(p.hold_us * 1e6))};
+  const double with = studies::probe_gemm(system, shape, held).time_us;
+  return 100.0 * (with / alone - 1.0);
 }
 
 double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k, uint64_t batch,

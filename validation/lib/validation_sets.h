@@ -65,6 +65,27 @@ struct HbmPoint {
 // Header `pattern,bytes,median_us,gbps` (validation/cuda hbm_bench).
 std::vector<HbmPoint> load_hbm_csv(const std::filesystem::path& file);
 
+// A GEMM while another kernel holds `sms` SMs for `hold_us` (0: the whole run), and the GEMM's
+// measured slowdown in % of its time alone.
+struct SharingPoint {
+  int line = 0;
+  std::string label;
+  uint64_t m = 0, n = 0, k = 0;
+  std::string dtype;
+  uint32_t sms = 0;
+  double hold_us = 0;
+  double slowdown_pct = 0;
+};
+// contention_bench's CSV (its 16 columns, optionally the three clock columns): the rows with a
+// reduction kernel, each against the together time of the file's row without one (the programs
+// timed alone and together in different power states before they interleaved them).
+std::vector<SharingPoint> load_contention_csv(const std::filesystem::path& file);
+// The PyTorch concurrency probe's CSV (`m,n,k,variant,background_kind,...,slowdown_pct,...`):
+// every row with a background kernel on a counted number of SMs, held for the whole run.
+std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file);
+// The same on GPU 0 of `system`: `t3sim gemm --held-cus sms --held-for hold` against alone.
+double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p);
+
 // TFLOP/s of one M x N x K GEMM (`batch` products; FP16/BF16 2 B elements unless `precision`
 // says otherwise) on GPU 0 of `system`, timed like `t3sim gemm`: from the first dispatch to the
 // last tile store (the launch overhead precedes the start).
