@@ -129,6 +129,23 @@ TEST(ValidationCsv, ConcurrencyRowsKeepQuotedCommasAndSkipUncountedKernels) {
   EXPECT_DOUBLE_EQ(pts[0].slowdown_pct, 40.0);
 }
 
+TEST(ValidationCsv, NsightRowsGiveDramReadBytes) {
+  const std::string head =
+      "m,n,k,kernel,grid_ctas,time_us,dram_read_MB,dram_write_MB,dram_read_over_compulsory,"
+      "dram_write_over_output,l2_sector_hit_pct,l2_read_hit_pct,l2_write_hit_pct,dram_GBps,"
+      "dram_pct_of_peak,sm_throughput_pct,sm_clock_MHz,l2_traffic_MB,smem_per_cta_KB,"
+      "regs_per_thread,tflops\n";
+  const fs::path f = write_temp(
+      "ncu.csv", head + "64,32,16,k,132,1.0,2.5,0.1,1.2,1,90,90,100,1,1,1,1600,3,100,168,1\n");
+  const std::vector<GemmMemoryPoint> pts = load_gemm_memory_csv(f);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_EQ(pts[0].m, 64u);
+  EXPECT_DOUBLE_EQ(pts[0].read_mb, 2.5);
+  const fs::path bad = write_temp(
+      "ncu_bad.csv", head + "0,32,16,k,132,1.0,2.5,0.1,1.2,1,90,90,100,1,1,1,1,3,1,1,1\n");
+  expect_row_error([&] { load_gemm_memory_csv(bad); }, bad, 2, "must be positive");
+}
+
 TEST(ValidationStats, MedianAndMaxOnFixedInputs) {
   EXPECT_DOUBLE_EQ(pct_error(110, 100), 10.0);
   EXPECT_DOUBLE_EQ(pct_error(45, 50), -10.0);

@@ -50,6 +50,7 @@ GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldC
   p.tflops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
              static_cast<double>(shape.k) * static_cast<double>(shape.batch) / (p.time_us * 1e6);
   p.dram_bytes = sc.dram_total();
+  p.dram_read_bytes = kern.dram_read_bytes();
   const auto& g = sc.spec();
   const uint64_t tiles =
       ((shape.m + g.tile_m - 1) / g.tile_m) * ((shape.n + g.tile_n - 1) / g.tile_n) * shape.batch;

@@ -25,9 +25,10 @@ struct GemmProbe {
   double time_us = 0;
   double tflops = 0;
   uint64_t dram_bytes = 0;
-  uint64_t waves = 0;           // tiles / (CUs x workgroups per CU), rounded up
-  double dram_utilisation = 0;  // DRAM bytes / (kernel time x configured peak HBM bandwidth)
-  double l2_hit_rate = 0;       // input bytes found in L2 or merged onto a fetch in flight
+  uint64_t dram_read_bytes = 0;  // the GEMM's operand reads that reached DRAM (L2 misses)
+  uint64_t waves = 0;            // tiles / (CUs x workgroups per CU), rounded up
+  double dram_utilisation = 0;   // DRAM bytes / (kernel time x configured peak HBM bandwidth)
+  double l2_hit_rate = 0;        // input bytes found in L2 or merged onto a fetch in flight
   // WG time summed over workgroup slots: computing, waiting for input data, pipeline fill/drain.
   double compute_us = 0;
   double memory_stall_us = 0;

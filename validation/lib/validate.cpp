@@ -127,6 +127,17 @@ void sharing(SetRun& e, const ConfigDoc& doc, const std::vector<SharingPoint>& p
   e.notes.push_back("errors are points of slowdown (simulated - measured), not relative %");
 }
 
+// A GEMM's DRAM read bytes against Nsight Compute's count.
+void gemm_memory(SetRun& e, const ConfigDoc& doc, const std::vector<GemmMemoryPoint>& pts) {
+  e.metric = "DRAM read MB";
+  for (const auto& p : pts) {
+    e.labels.push_back(std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k));
+    e.measured.push_back(p.read_mb);
+    e.cost.push_back(static_cast<double>(p.m * p.n * p.k) / 1e6);
+    e.simulate.push_back([&doc, p] { return sim_gemm_read_mb(doc, p); });
+  }
+}
+
 class Plan {
  public:
   Plan(const Env& env, std::string only) : only_(std::move(only)), systems_{env, {}} {}
@@ -181,12 +192,14 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
   for (const fs::path& csv : csvs) {
     const std::string machine = csv.parent_path().filename().string();
     const std::string stem = csv.stem().string();
-    // The GEMM-with-SMs-held sets: contention_bench files and the concurrency probe.
+    // Sets by file name: gemm, hbm, the GEMM-with-SMs-held sets (contention_bench files and the
+    // concurrency probe) and the Nsight DRAM-bytes rows.
     const std::string kind = stem.rfind("contention", 0) == 0              ? "contention"
                              : stem.rfind("gemm-under-concurrent", 0) == 0 ? "concurrency"
+                             : stem.rfind("gemm-memory", 0) == 0           ? "gemm-memory"
                                                                            : stem;
-    const bool known =
-        kind == "gemm" || kind == "hbm" || kind == "contention" || kind == "concurrency";
+    const bool known = kind == "gemm" || kind == "hbm" || kind == "contention" ||
+                       kind == "concurrency" || kind == "gemm-memory";
     const bool one_of_kind = kind == stem;
     const std::string name = (known ? "measured-" + kind : std::string("measured-other")) + ":" +
                              machine + (known && one_of_kind ? "" : "/" + csv.filename().string());
@@ -205,6 +218,8 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
         add_gemm_points(e, s.get(e.system), load_gemm_csv(csv));
       } else if (kind == "hbm") {
         hbm(e, s.get(e.system), load_hbm_csv(csv));
+      } else if (kind == "gemm-memory") {
+        gemm_memory(e, s.get(e.system), load_gemm_memory_csv(csv));
       } else {
         sharing(e, s.get(e.system),
                 kind == "contention" ? load_contention_csv(csv) : load_concurrency_csv(csv));

@@ -281,6 +281,33 @@ double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p) {
   return 100.0 * (with / alone - 1.0);
 }
 
+std::vector<GemmMemoryPoint> load_gemm_memory_csv(const std::filesystem::path& file) {
+  const Csv csv = read_csv(
+      file, {"m,n,k,kernel,grid_ctas,time_us,dram_read_MB,dram_write_MB,dram_read_over_compulsory,"
+             "dram_write_over_output,l2_sector_hit_pct,l2_read_hit_pct,l2_write_hit_pct,dram_GBps,"
+             "dram_pct_of_peak,sm_throughput_pct,sm_clock_MHz,l2_traffic_MB,smem_per_cta_KB,"
+             "regs_per_thread,tflops"});
+  std::vector<GemmMemoryPoint> out;
+  for (const auto& r : csv.rows) {
+    GemmMemoryPoint p;
+    p.line = r.line;
+    p.m = to_u64(csv, r, 0, "m");
+    p.n = to_u64(csv, r, 1, "n");
+    p.k = to_u64(csv, r, 2, "k");
+    p.read_mb = to_real(csv, r, 6, "dram_read_MB");
+    if (p.m == 0 || p.n == 0 || p.k == 0 || p.read_mb <= 0) {
+      csv.fail(r.line, "m, n, k and dram_read_MB must be positive");
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+double sim_gemm_read_mb(const ConfigDoc& system, const GemmMemoryPoint& p) {
+  const gpu::GemmShape shape{p.m, p.n, p.k, 1, gpu::Precision::kFp16};
+  return static_cast<double>(studies::probe_gemm(system, shape).dram_read_bytes) / 1e6;
+}
+
 double sim_gemm_tflops(const ConfigDoc& system, uint64_t m, uint64_t n, uint64_t k, uint64_t batch,
                        gpu::Precision precision) {
   return studies::probe_gemm(system, gpu::GemmShape{m, n, k, batch, precision}).tflops;

@@ -86,6 +86,17 @@ std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file
 // The same on GPU 0 of `system`: `t3sim gemm --held-cus sms --held-for hold` against alone.
 double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p);
 
+// One GEMM's DRAM read bytes as Nsight Compute counted them (dram__bytes_read.sum, MB = 1e6 B).
+struct GemmMemoryPoint {
+  int line = 0;
+  uint64_t m = 0, n = 0, k = 0;
+  double read_mb = 0;
+};
+// Header `m,n,k,kernel,grid_ctas,time_us,dram_read_MB,...` (the H200 Nsight probe).
+std::vector<GemmMemoryPoint> load_gemm_memory_csv(const std::filesystem::path& file);
+// The GEMM's DRAM read bytes in MB on GPU 0 of `system` (`t3sim gemm`'s run).
+double sim_gemm_read_mb(const ConfigDoc& system, const GemmMemoryPoint& p);
+
 // TFLOP/s of one M x N x K GEMM (`batch` products; FP16/BF16 2 B elements unless `precision`
 // says otherwise) on GPU 0 of `system`, timed like `t3sim gemm`: from the first dispatch to the
 // last tile store (the launch overhead precedes the start).
