@@ -24,19 +24,35 @@ struct Program {
   std::string version;
 };
 
+// Dependencies on node ids the file does not hold: dropped (lenient) and counted, or an error.
+struct Dropped {
+  bool strict = false;
+  std::int64_t count = 0;
+  std::string first;  // "node N -> M at POINTER"
+};
+
 // The deps of node `i` as indices into the file's nodes: data deps, then control deps, each once.
 std::vector<std::size_t> node_deps(const ChakraFile& f, std::size_t i,
-                                   const std::unordered_map<std::uint64_t, std::size_t>& index) {
+                                   const std::unordered_map<std::uint64_t, std::size_t>& index,
+                                   Dropped& dropped) {
   const ChakraProtoMsg::Node& node = f.nodes[i];
   std::vector<std::size_t> deps;
   const auto add = [&](const auto& list, std::string_view field) {
     for (int j = 0; j < list.size(); ++j) {
       const auto it = index.find(list.Get(j));
       if (it == index.end()) {
-        throw ConfigError(f.file, fmt::format("{}/{}/{}", chakra_node_pointer(i), field, j),
-                          fmt::format("node {} depends on node {}, which is not in the file; fix "
-                                      "the id or remove the dep",
-                                      node.id(), list.Get(j)));
+        const std::string pointer = fmt::format("{}/{}/{}", chakra_node_pointer(i), field, j);
+        if (dropped.strict) {
+          throw ConfigError(f.file, pointer,
+                            fmt::format("node {} depends on node {}, which is not in the file; "
+                                        "fix the id or remove the dep (without --strict it is "
+                                        "dropped with a warning)",
+                                        node.id(), list.Get(j)));
+        }
+        if (dropped.count++ == 0) {
+          dropped.first = fmt::format("node {} -> {} at {}", node.id(), list.Get(j), pointer);
+        }
+        continue;
       }
       if (std::find(deps.begin(), deps.end(), it->second) == deps.end()) deps.push_back(it->second);
     }
@@ -94,7 +110,7 @@ ChakraLauncher launcher_of(const ChakraFile& f, std::size_t i,
   return {};
 }
 
-Program convert_program(const ChakraFile& f, Dtype comm_dtype) {
+Program convert_program(const ChakraFile& f, Dtype comm_dtype, Dropped& dropped) {
   if (f.nodes.empty()) {
     throw ConfigError(f.file, "/records/1",
                       "the file has a GlobalMetadata record but no nodes; give a rank's ET");
@@ -112,7 +128,7 @@ Program convert_program(const ChakraFile& f, Dtype comm_dtype) {
   for (std::size_t i = 0; i < f.nodes.size(); ++i) {
     made.push_back(
         convert_chakra_node(f.nodes[i], i, f.file, comm_dtype, launcher_of(f, i, index)));
-    deps.push_back(node_deps(f, i, index));
+    deps.push_back(node_deps(f, i, index, dropped));
   }
   Program p;
   p.version = f.metadata.version();
@@ -246,9 +262,12 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
   s.imported_rank = chosen;
   s.imported_file = rank_files[chosen].string();
   const std::string bytes = read_chakra_bytes(rank_files[chosen]);
+  Dropped dropped{options.strict, 0, {}};
   const Program program =
-      convert_program(parse_chakra_records(bytes, s.imported_file), options.comm_dtype);
+      convert_program(parse_chakra_records(bytes, s.imported_file), options.comm_dtype, dropped);
   summarise(program, options, s);
+  s.dropped_deps = dropped.count;
+  s.first_dropped_dep = dropped.first;
   for (int r = 0; r < ranks; ++r) {
     if (r == chosen) continue;
     const std::string other = read_chakra_bytes(rank_files[r]);
@@ -257,8 +276,10 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
       continue;
     }
     const std::string file = rank_files[r].string();
+    Dropped other_dropped{options.strict, 0, {}};  // counted for the imported rank only
     const std::string difference = program_difference(
-        program, convert_program(parse_chakra_records(other, file), options.comm_dtype));
+        program,
+        convert_program(parse_chakra_records(other, file), options.comm_dtype, other_dropped));
     if (difference.empty() || !s.symmetric) continue;
     s.symmetric = false;
     s.difference = fmt::format("rank {}: {}", r, difference);

@@ -79,7 +79,15 @@ std::string format_summary(const ChakraSummary& s) {
 }
 
 std::vector<std::string> format_warnings(const ChakraSummary& s, const std::string& file) {
-  return format_warning_lines(s.warnings, file, "node", "", "fixed ops of their duration_micros");
+  std::vector<std::string> out =
+      format_warning_lines(s.warnings, file, "node", "", "fixed ops of their duration_micros");
+  if (s.dropped_deps > 0) {
+    out.push_back(
+        fmt::format("warning: {}: {} dependencies on nodes not in the file dropped "
+                    "(first: {}); --strict refuses them",
+                    file, s.dropped_deps, s.first_dropped_dep));
+  }
+  return out;
 }
 
 nlohmann::ordered_json to_json(const ChakraSummary& s) {
@@ -98,6 +106,7 @@ nlohmann::ordered_json to_json(const ChakraSummary& s) {
   j["files"] = s.files;
   j["imported_rank"] = s.imported_rank;
   j["symmetric"] = s.symmetric;
+  j["dropped_deps"] = s.dropped_deps;
   j["identical_files"] = s.identical_files;
   if (!s.symmetric) j["difference"] = s.difference;
   j["nodes"] = total_ops(s, false);

@@ -45,6 +45,8 @@ struct ChakraSummary {
   int identical_files = 0;              // other ranks' files byte-identical to the imported one
   std::string difference;               // when not symmetric: the first difference found
   std::vector<ImportWarning> warnings;  // grouped by reason (ImportWarning: kineto_summary.h)
+  std::int64_t dropped_deps = 0;        // deps on node ids not in the imported file (dropped)
+  std::string first_dropped_dep;        // "node N -> M at POINTER"
 
   void add(ChakraCategory c, double duration_us);
   void warn(const std::string& reason, const std::string& detail, const std::string& pointer,

@@ -265,12 +265,31 @@ TEST(ChakraImport, NodeCountIsBounded) {
   }
 }
 
-TEST(ChakraImport, DanglingAndCyclicDepsAreRefused) {
+TEST(ChakraImport, DanglingDepsAreDroppedAndCountedOrRefusedUnderStrict) {
   Node a = compute(1, 1);
   a.add_data_deps(99);
+  a.add_ctrl_deps(98);
   const ScratchDir dir;
-  std::string error = error_of({write(dir / "d.0.et", et_bytes({a}))});
+  const auto path = write(dir / "d.0.et", et_bytes({a}));
+  const ChakraImport lenient = import_chakra({path});
+  ASSERT_EQ(lenient.trace.ops.size(), 1u);
+  EXPECT_TRUE(lenient.trace.ops[0].deps.empty());  // kept, without the deps it cannot have
+  EXPECT_EQ(lenient.summary.dropped_deps, 2);
+  const std::vector<std::string> lines = format_warnings(lenient.summary, path.string());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.back().find("2 dependencies on nodes not in the file dropped"), std::string::npos)
+      << lines.back();
+  EXPECT_NE(lines.back().find("/records/1/data_deps/0"), std::string::npos) << lines.back();
+  ChakraImportOptions strict;
+  strict.strict = true;
+  const std::string error = error_of({path}, strict);
   EXPECT_NE(error.find("/records/1/data_deps/0"), std::string::npos) << error;
+  EXPECT_NE(error.find("--strict"), std::string::npos) << error;
+}
+
+TEST(ChakraImport, CyclicDepsAreRefused) {
+  const ScratchDir dir;
+  std::string error;
   Node b = compute(1, 1);
   b.add_ctrl_deps(2);
   Node c = compute(2, 1);
