@@ -245,7 +245,8 @@ TEST(Sweep, ResumeAfterTornWriteEqualsFreshRun) {
   std::string partial = rows[0] + "\n" + rows[1] + "\n" + rows[2] + "\n" + rows[3] + "\n" +
                         rows[4].substr(0, rows[4].size() / 2);
   write(d / "resumed.csv", partial);
-  ASSERT_EQ(sweep(kTiny, d / "resumed.csv", 2, true), 5u);  // points 3..7
+  fs::copy_file(d / "fresh.csv.spec", d / "resumed.csv.spec");  // the same sweep's fingerprint
+  ASSERT_EQ(sweep(kTiny, d / "resumed.csv", 2, true), 5u);      // points 3..7
   const std::string resumed = slurp(d / "resumed.csv");
   EXPECT_EQ(resumed, fresh);
   std::set<std::string> idx;
@@ -263,6 +264,7 @@ TEST(Sweep, ResumeSkipsFinishedPointsAndRerunsTheRest) {
   marked = marked.substr(0, marked.rfind(',')) + ",424242";
   write(d / "resumed.csv",
         rows[0] + "\n" + rows[1] + "\n" + marked + "\n" + rows[6] + "\n" + rows[7].substr(0, 5));
+  fs::copy_file(d / "fresh.csv.spec", d / "resumed.csv.spec");
   ASSERT_EQ(sweep(kTiny, d / "resumed.csv", 1, true), 5u);  // all but 0, 1, 5
   const auto out = lines_of(slurp(d / "resumed.csv"));
   ASSERT_EQ(out.size(), 9u);
@@ -279,8 +281,29 @@ TEST(Sweep, ResumeJsonLinesAfterTornWriteEqualsFreshRun) {
   ASSERT_EQ(rows.size(), 8u);
   // Out of order (as threads finish), then a torn line.
   write(d / "resumed.jsonl", rows[5] + "\n" + rows[0] + "\n" + rows[3].substr(0, 20));
+  fs::copy_file(d / "fresh.jsonl.spec", d / "resumed.jsonl.spec");
   ASSERT_EQ(sweep(kTiny, d / "resumed.jsonl", 2, true), 6u);  // all but 0, 5
   EXPECT_EQ(slurp(d / "resumed.jsonl"), fresh);
+}
+
+TEST(Sweep, ResumeAfterTheBaseChangedRerunsEveryPoint) {
+  // Same axes, so the rows' axis values match, but another token count: nothing may be kept.
+  const ScratchDir d("sweep");
+  const nlohmann::json axes = {{{"path", "mode"}, {"values", {"sequential", "t3"}}}};
+  nlohmann::json spec = spec_with(axes);
+  const auto run = [&](bool resume) {
+    const SweepSpec s = read_sweep(env(), config_from_json(spec, "spec.json"));
+    return run_sweep(env(), s, SweepRequest{d / "out.csv", 1, resume, nullptr, nullptr});
+  };
+  ASSERT_EQ(run(false).run_now, 2u);
+  const std::string first = slurp(d / "out.csv");
+  EXPECT_EQ(run(true).run_now, 0u);  // unchanged: every row kept
+  spec["base"]["tokens"] = 2048;
+  const SweepRun changed = run(true);
+  EXPECT_EQ(changed.run_now, 2u);
+  EXPECT_EQ(changed.stale, 2u);
+  EXPECT_NE(slurp(d / "out.csv"), first);
+  EXPECT_EQ(run(true).run_now, 0u);  // and the new rows are kept under the new fingerprint
 }
 
 TEST(Sweep, ResumeWithAnotherSpecsHeaderIsAnError) {

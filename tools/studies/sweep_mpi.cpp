@@ -61,7 +61,7 @@ MpiSweepResult run_sweep_mpi(const Env& env, const SweepSpec& spec, const std::s
   std::vector<char> done(n, 0);
   std::unique_ptr<SweepOutput> output;
   if (mpi.rank() == 0) {
-    output = std::make_unique<SweepOutput>(out, spec, resume);
+    output = std::make_unique<SweepOutput>(out, spec, resume, sweep_fingerprint(env, spec));
     for (size_t i = 0; i < n; ++i) done[i] = output->done(i) ? 1 : 0;
   }
   const T3simMpiApi& api = *mpi.api();

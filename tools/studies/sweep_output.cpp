@@ -29,10 +29,26 @@ std::string csv_field(const std::string& s) {
 }
 }  // namespace
 
-SweepOutput::SweepOutput(std::filesystem::path path, const SweepSpec& spec, bool resume)
-    : path_(std::move(path)), spec_(spec), jsonl_(is_jsonl(path_)) {
+SweepOutput::SweepOutput(std::filesystem::path path, const SweepSpec& spec, bool resume,
+                         std::string fingerprint)
+    : path_(std::move(path)),
+      fingerprint_(std::move(fingerprint)),
+      spec_(spec),
+      jsonl_(is_jsonl(path_)) {
   const std::filesystem::path target = output_target(path_);  // refuses FIFOs, devices, folders
-  if (resume) load_existing();
+  const std::filesystem::path spec_file = path_.string() + ".spec";
+  if (resume) {
+    load_existing();
+    std::ifstream in(spec_file);
+    std::string kept;
+    std::getline(in, kept);
+    if (kept != fingerprint_ && !rows_.empty()) {  // written for another base, system or model
+      spec_changed_ = true;
+      stale_ += rows_.size();
+      rows_.clear();
+    }
+  }
+  write_file_atomic(spec_file, fingerprint_ + "\n");
   // (Re)write header + kept rows atomically, so appends never follow a torn fragment.
   std::string init = jsonl_ ? std::string() : header() + "\n";
   for (const auto& [i, line] : rows_) init += line + "\n";

@@ -1,7 +1,9 @@
 // Sweep result rows: one line per point, CSV ("index,<axis columns>,<results>") or JSON Lines
 // (.jsonl). Rows are appended with one write(2) each (O_APPEND), so a killed run leaves whole rows;
 // on --resume a trailing partial line is dropped, a row whose axis values differ from the spec's
-// for its index (the spec changed) is dropped and rerun, and the other finished points are skipped.
+// for its index (the spec changed) is dropped and rerun, every row is dropped when the fingerprint
+// of the resolved spec (sweep_fingerprint) differs from the one kept in "<out>.spec", and the other
+// finished points are skipped.
 // At the end the file is rewritten atomically in point order, so the output is identical for any
 // thread or rank count.
 #pragma once
@@ -24,11 +26,16 @@ bool is_jsonl(const std::filesystem::path& path);
 
 class SweepOutput {
  public:
-  SweepOutput(std::filesystem::path path, const SweepSpec& spec, bool resume);
+  // `fingerprint` (sweep_fingerprint) is kept beside the output in "<path>.spec"; on --resume the
+  // rows are kept only when that file holds the same fingerprint (else every row is stale).
+  SweepOutput(std::filesystem::path path, const SweepSpec& spec, bool resume,
+              std::string fingerprint);
   ~SweepOutput();
   bool done(size_t index) const { return rows_.count(index) != 0; }
   size_t count() const { return rows_.size(); }
   size_t stale() const { return stale_; }  // rows dropped on --resume: other axis values
+  // --resume found rows written under another fingerprint (base, system or model changed).
+  bool spec_changed() const { return spec_changed_; }
   void append(size_t index, const std::string& line);  // line without trailing newline
   void finalize();                                     // rewrite sorted, atomically
 
@@ -38,6 +45,8 @@ class SweepOutput {
   std::optional<size_t> row_index(const std::string& line) const;
   bool matches_spec(size_t index, const std::string& line) const;
   std::filesystem::path path_;
+  std::string fingerprint_;
+  bool spec_changed_ = false;
   const SweepSpec& spec_;
   bool jsonl_;
   int fd_ = -1;

@@ -22,7 +22,7 @@ void run_sweep_share(const Env& env, const SweepSpec& spec, const std::vector<si
 }
 
 SweepRun run_sweep(const Env& env, const SweepSpec& spec, const SweepRequest& req) {
-  SweepOutput output(req.out, spec, req.resume);
+  SweepOutput output(req.out, spec, req.resume, sweep_fingerprint(env, spec));
   std::vector<size_t> todo;
   for (size_t i = 0; i < spec.points(); ++i) {
     if (!output.done(i)) todo.push_back(i);

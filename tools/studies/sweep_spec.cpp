@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -123,6 +127,47 @@ SweepPoint sweep_point(const SweepSpec& s, size_t index) {
     }
   }
   return p;
+}
+
+std::string sweep_fingerprint(const Env& env, const SweepSpec& s) {
+  nlohmann::ordered_json j;
+  j["name"] = s.name;
+  j["system"] = s.system;
+  j["model"] = s.model;
+  j["sublayer"] = s.sublayer;
+  j["mode"] = s.mode;
+  j["tokens"] = s.tokens;
+  j["ar_cus"] = s.ar_cus;
+  j["chunks"] = s.chunks;
+  j["sets"] = s.sets;
+  std::set<std::string> systems{s.system};
+  std::set<std::string> models{s.model};
+  // Axis values are not part of it: every row carries its own, checked on --resume one by one.
+  for (const SweepAxis& a : s.axes) {
+    for (size_t k = 0; k < a.paths.size(); ++k) {
+      for (const auto& v : a.values) {
+        if (k >= v.size() || !v[k].is_string()) continue;
+        if (a.paths[k] == "system") systems.insert(v[k].get<std::string>());
+        if (a.paths[k] == "model") models.insert(v[k].get<std::string>());
+      }
+    }
+  }
+  for (const std::string& name : systems) j["systems"][name] = load_system(env, name, {}).root;
+  for (const std::string& name : models) {
+    const std::filesystem::path file = std::filesystem::exists(name)
+                                           ? std::filesystem::path(name)
+                                           : env.configs_dir / "models" / (name + ".json");
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    j["models"][name] = text.str();
+  }
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64
+  for (const unsigned char c : j.dump()) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", h);
 }
 
 system::SublayerResult run_sweep_point(const Env& env, const SweepPoint& p) {

@@ -53,6 +53,11 @@ struct SweepPoint {
 };
 
 SweepSpec read_sweep(const Env& env, const ConfigDoc& doc);
+// A digest (16 hex digits, FNV-1a 64) of what the sweep's rows depend on beyond their own axis
+// values: the spec's base, and the resolved documents of every system it names, in its base or
+// axes (presets merged), and every model file. `--resume` keeps rows only when the digest they were
+// written under is this one (and then each row only if its axis values are the spec's).
+std::string sweep_fingerprint(const Env& env, const SweepSpec& s);
 SweepPoint sweep_point(const SweepSpec& s, size_t index);
 // Runs one point: loads the system with its overrides and runs the sublayer.
 system::SublayerResult run_sweep_point(const Env& env, const SweepPoint& p);
