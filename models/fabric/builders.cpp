@@ -4,6 +4,7 @@
 #include <array>
 
 #include "models/fabric/build_parts.h"
+#include "models/fabric/direct_builders.h"
 #include "models/fabric/leaf_spine.h"
 #include "sim/errors.h"
 
@@ -72,7 +73,7 @@ Topology build_two_level(const FabricConfig& c) {
   return t;
 }
 
-constexpr std::array<TopologyKind, 5> kTopologies{{
+constexpr std::array<TopologyKind, 8> kTopologies{{
     {"ring", kKeyGpus, kKeyBidirectional, Symmetry::kRotation, &build_ring},
     {"fully_connected", kKeyGpus, 0, Symmetry::kRotation, &build_fully_connected},
     {"switch", kKeyGpus | kKeySwitch, 0, Symmetry::kRotation, &build_switch},
@@ -86,6 +87,12 @@ constexpr std::array<TopologyKind, 5> kTopologies{{
      kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch | kKeyNodesPerLeaf,
      kKeyGpus | kKeyOversubscription | kKeyPlacement, Symmetry::kNodesByRailsRouted,
      &build_leaf_spine},
+    // Direct-connect fabrics whose GPUs see different neighbourhoods under g -> g + d (a torus
+    // maps onto itself under row and column shifts apart, which GpuRotation expresses only for
+    // multi-node fabrics; a cube-mesh's double links and a bridge's pairs do not rotate).
+    {"torus_2d", kKeyGpus | kKeyRows, 0, Symmetry::kNone, &build_torus_2d},
+    {"cube_mesh", kKeyGpus, 0, Symmetry::kNone, &build_cube_mesh},
+    {"nvlink_pairs", kKeyGpus | kKeySwitch, 0, Symmetry::kNone, &build_nvlink_pairs},
 }};
 
 }  // namespace
@@ -106,6 +113,7 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
   const bool two_level = c.topology == "two_level";
   const bool multi_node = two_level || c.topology == "leaf_spine";
   if (!multi_node && c.gpus < 1) return SizeProblem{"gpus", "'gpus' must be at least 1"};
+  if (auto p = check_direct_sizes(c)) return p;
   if (c.topology == "fully_connected" && c.gpus > kMaxFullyConnectedGpus) {
     return SizeProblem{"gpus", "a fully connected fabric of " + std::to_string(c.gpus) +
                                    " GPUs needs a link per GPU pair; at most " +
@@ -137,7 +145,8 @@ std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
   }
   if (c.nvswitch) {
     const int attached = multi_node ? c.gpus_per_node : c.gpus;
-    if (auto p = too_few_ports(attached, c.nvswitch->ports, "switch", "NVSwitch plane")) return p;
+    const char* what = c.topology == "nvlink_pairs" ? "PCIe switch" : "NVSwitch plane";
+    if (auto p = too_few_ports(attached, c.nvswitch->ports, "switch", what)) return p;
   }
   return std::nullopt;
 }

@@ -4,8 +4,8 @@
 // direction (t3-paper.md §3.1), so g -> g+1 takes n-1 hops. fully_connected: a link per GPU pair
 // (xGMI). switch: NVSwitch star, each GPU attached with its aggregate NVLink bandwidth; all pairs 2
 // hops. two_level: nodes x gpus_per_node, an NVSwitch plane per node, a NIC per GPU, rail-optimised
-// (local GPU i of every node -> IB switch i). leaf_spine: leaf_spine.h. Contract: builders describe
-// wires and never route.
+// (local GPU i of every node -> IB switch i). leaf_spine: leaf_spine.h. torus_2d, cube_mesh,
+// nvlink_pairs: direct_builders.h. Contract: builders describe wires and never route.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +33,7 @@ enum ConfigKey : uint32_t {
   kKeyNodesPerLeaf = 1u << 7,
   kKeyOversubscription = 1u << 8,
   kKeyPlacement = 1u << 9,
+  kKeyRows = 1u << 10,
 };
 
 // kNodesByRailsRouted: node and local rotations map GPUs onto GPUs but not every link onto a link

@@ -21,12 +21,16 @@ Params fabric_params() {
              "flow starts or ends (faster at scale; see docs/cluster.md 'Flow-level fabric model')")
       .one_of({"packet", "flow"});
   p.optional("gpus", ParamKind::kInt, 0,
-             "number of GPUs (ring, fully_connected, switch; two_level: optional cross-check)")
+             "number of GPUs (ring, fully_connected, switch, torus_2d, cube_mesh, nvlink_pairs; "
+             "two_level: optional cross-check)")
       .range(0, kMaxGpus);
   p.optional("nodes", ParamKind::kInt, 0, "two_level, leaf_spine: number of nodes")
       .range(0, kMaxGpus);
   p.optional("gpus_per_node", ParamKind::kInt, 0,
              "two_level, leaf_spine: GPUs (and NICs, rails) per node")
+      .range(0, kMaxGpus);
+  p.optional("rows", ParamKind::kInt, 0,
+             "torus_2d: rows of the grid; columns = gpus / rows (each dimension at least 2)")
       .range(0, kMaxGpus);
   p.optional("nodes_per_leaf", ParamKind::kInt, 0,
              "leaf_spine: nodes per group; each group has one leaf switch per rail")
@@ -48,7 +52,8 @@ Params fabric_params() {
              "delay of a send with src == dst (never touches a link)");
   p.required("link", ParamKind::kObject, "GPU link, one direction (see link params)");
   p.optional("switch", ParamKind::kObject, nullptr,
-             "NVSwitch plane (switch, two_level, leaf_spine)");
+             "NVSwitch plane (switch, two_level, leaf_spine) or the host's PCIe switch "
+             "(nvlink_pairs: port_bandwidth is each GPU's PCIe rate)");
   p.optional("nic", ParamKind::kObject, nullptr, "per-GPU network adapter (two_level, leaf_spine)");
   p.optional("ib_switch", ParamKind::kObject, nullptr,
              "InfiniBand switch: rail switch (two_level), leaf and spine (leaf_spine)");
@@ -104,7 +109,7 @@ struct OptionalKey {
   ConfigKey flag;
   const char* name;
 };
-constexpr std::array<OptionalKey, 10> kOptionalKeys{{{kKeyGpus, "gpus"},
+constexpr std::array<OptionalKey, 11> kOptionalKeys{{{kKeyGpus, "gpus"},
                                                      {kKeyNodes, "nodes"},
                                                      {kKeyGpusPerNode, "gpus_per_node"},
                                                      {kKeyBidirectional, "bidirectional"},
@@ -113,7 +118,8 @@ constexpr std::array<OptionalKey, 10> kOptionalKeys{{{kKeyGpus, "gpus"},
                                                      {kKeyIbSwitch, "ib_switch"},
                                                      {kKeyNodesPerLeaf, "nodes_per_leaf"},
                                                      {kKeyOversubscription, "oversubscription"},
-                                                     {kKeyPlacement, "placement"}}};
+                                                     {kKeyPlacement, "placement"},
+                                                     {kKeyRows, "rows"}}};
 
 void check_keys(const TopologyKind& kind, const BoundParams& b, const ConfigNode& node,
                 uint32_t derived) {
@@ -177,6 +183,7 @@ FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus) {
   }
   c.nodes = static_cast<int>(b.integer("nodes"));
   c.gpus_per_node = static_cast<int>(b.integer("gpus_per_node"));
+  c.rows = static_cast<int>(b.integer("rows"));
   c.bidirectional = b.boolean("bidirectional");
   c.nodes_per_leaf = static_cast<int>(b.integer("nodes_per_leaf"));
   c.oversubscription = b.real("oversubscription");

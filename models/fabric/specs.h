@@ -61,6 +61,7 @@ struct FabricConfig {
   int gpus = 0;
   int nodes = 0;
   int gpus_per_node = 0;
+  int rows = 0;  // torus_2d: rows of the rows x (gpus / rows) grid
   bool bidirectional = true;
   int nodes_per_leaf = 0;         // leaf_spine: nodes under one rail leaf
   double oversubscription = 1.0;  // leaf_spine: leaf down / up ports
@@ -81,7 +82,7 @@ Params ib_switch_params();
 
 // Binds and validates a whole fabric config (ConfigError naming the file and JSON pointer).
 // `system_gpus` > 0 is the machine's GPU count (the system's "gpus", its one statement of that
-// fact): ring, fully_connected and switch take it when the object has no "gpus" of its own, and a
+// fact): the single-node topologies take it when the object has no "gpus" of its own, and a
 // "gpus" that disagrees with it is an error.
 FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus = 0);
 

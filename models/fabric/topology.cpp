@@ -14,6 +14,8 @@ const char* to_string(NodeKind k) {
       return "nic";
     case NodeKind::kIbSwitch:
       return "ib_switch";
+    case NodeKind::kPcieSwitch:
+      return "pcie_switch";
   }
   return "?";
 }

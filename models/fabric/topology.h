@@ -1,10 +1,10 @@
 // The fabric as a plain directed graph, before any simulation object exists: nodes (GPUs, NVSwitch
-// planes, NICs, InfiniBand switches) and one edge per link direction, each with its own bandwidth,
-// latency and credits. Builders (builders.h) produce it from a config; routing (routing.h) and the
-// Fabric component consume it. A switch's switching latency is folded into its egress edges and
-// its port rate into the bandwidth of the edges at that port (min of the two ends).
-// Invariants: GPU g is node g (GPUs come first, ids 0..num_gpus-1); node and edge ids are dense
-// and assigned in build order, which fixes routing tie-breaks and hence determinism.
+// planes, NICs, InfiniBand switches, a PCIe switch) and one edge per link direction, each with its
+// own bandwidth, latency and credits. Builders (builders.h) produce it from a config; routing
+// (routing.h) and the Fabric component consume it. A switch's switching latency is folded into its
+// egress edges and its port rate into the bandwidth of the edges at that port (min of the two
+// ends). Invariants: GPU g is node g (GPUs come first, ids 0..num_gpus-1); node and edge ids are
+// dense and assigned in build order, which fixes routing tie-breaks and hence determinism.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,8 @@
 
 namespace t3sim::fabric {
 
-enum class NodeKind : uint8_t { kGpu, kNvSwitch, kNic, kIbSwitch };
+// kPcieSwitch: a host's PCIe fabric (nvlink_pairs); it forwards but reduces nothing.
+enum class NodeKind : uint8_t { kGpu, kNvSwitch, kNic, kIbSwitch, kPcieSwitch };
 
 const char* to_string(NodeKind k);
 

@@ -50,7 +50,9 @@ void print_fabric(const ConfigDoc& doc) {
     std::printf("  built edges: %d x %s at %s\n", n, k.first.c_str(),
                 format_bandwidth(Bandwidth::bytes_per_s(k.second)).c_str());
   }
-  if (cfg.nvswitch && cfg.nvswitch->port_bandwidth <= cfg.link.bandwidth) {
+  // On nvlink_pairs the "switch" is the PCIe switch and the link the NVLink bridge: separate wires.
+  if (cfg.nvswitch && cfg.topology != "nvlink_pairs" &&
+      cfg.nvswitch->port_bandwidth <= cfg.link.bandwidth) {
     std::printf(
         "  GPU links run at min(link, switch port): the switch port caps them at %s, so "
         "a faster fabric.link.bandwidth changes nothing\n",

@@ -152,6 +152,8 @@ TEST(FabricConfig, EveryPresetBuildsAFabric) {
     nlohmann::json cfg;
     if (file.rfind("nvswitch", 0) == 0) {
       cfg = with_preset(testing::switch_cfg(8), "switch", file);
+    } else if (file.rfind("pcie", 0) == 0) {
+      cfg = with_preset(testing::nvlink_pairs_cfg(8), "switch", file);
     } else if (file.rfind("ib-switch", 0) == 0) {
       cfg = with_preset(testing::two_level_cfg(2, 8), "ib_switch", file);
     } else if (file.rfind("ib-", 0) == 0 || file.rfind("efa-", 0) == 0) {
@@ -165,7 +167,7 @@ TEST(FabricConfig, EveryPresetBuildsAFabric) {
     EXPECT_EQ(h.rx.log.size(), 1u) << file;
     ++count;
   }
-  EXPECT_EQ(count, 12);
+  EXPECT_EQ(count, 15);
 }
 
 TEST(FabricConfig, T3RingPresetIs75GBsPerDirectionAnd500ns) {

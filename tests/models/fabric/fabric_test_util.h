@@ -63,6 +63,22 @@ inline nlohmann::json two_level_cfg(int nodes, int gpn) {
           {"ib_switch", {{"latency", "200 ns"}, {"port_bandwidth", "400 Gb/s"}, {"ports", 64}}}};
 }
 
+inline nlohmann::json torus_cfg(int gpus, int rows, nlohmann::json link = link_cfg()) {
+  return {{"topology", "torus_2d"}, {"gpus", gpus}, {"rows", rows}, {"link", std::move(link)}};
+}
+
+inline nlohmann::json cube_mesh_cfg(nlohmann::json link = link_cfg("25 GB/s")) {
+  return {{"topology", "cube_mesh"}, {"gpus", 8}, {"link", std::move(link)}};
+}
+
+// GPUs bridged in pairs at 300 GB/s, all on a 64 GB/s-per-port PCIe switch.
+inline nlohmann::json nvlink_pairs_cfg(int gpus) {
+  return {{"topology", "nvlink_pairs"},
+          {"gpus", gpus},
+          {"link", link_cfg("300 GB/s")},
+          {"switch", {{"latency", "100 ns"}, {"port_bandwidth", "64 GB/s"}, {"ports", 16}}}};
+}
+
 // Rail-optimised leaf-spine: groups of `per_leaf` nodes, 8-port IB switches unless `ports` says.
 inline nlohmann::json leaf_spine_cfg(int nodes, int gpn, int per_leaf, double oversub = 1.0,
                                      int ports = 8) {
