@@ -3,6 +3,8 @@
 // efficiency) and prints the per-row errors before/after and the files written.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <utility>
 
 #include "cli/common.h"
 #include "sim/atomic_file.h"
@@ -57,6 +59,26 @@ int cmd_calibrate(const Args& args, const Env& env) {
                      "[--system S]")) {
     return 0;
   }
+  // The files the fit reads (the preset, its bases, the CSVs, --system) are never written over.
+  std::vector<InputFile> inputs;
+  for (const auto& [csv, what] : {std::pair{o.gemm, "the --gemm CSV"}, {o.hbm, "the --hbm CSV"}}) {
+    if (csv.empty()) continue;
+    inputs.push_back({csv, what});
+    inputs.push_back({env.source_dir / csv, what});
+  }
+  std::error_code ec;
+  const std::filesystem::path preset =
+      std::filesystem::is_regular_file(o.preset, ec)
+          ? std::filesystem::path(o.preset)
+          : env.configs_dir / "presets" / "gpus" / (o.preset + ".json");
+  if (std::filesystem::is_regular_file(preset, ec)) {
+    add_config_files(inputs, load_config(preset, {env.configs_dir}), "a file of --preset");
+  }
+  if (!o.system.empty())
+    add_config_files(inputs, load_system(env, o.system, {}), "a file of --system");
+  refuse_input_output("--out", o.out, inputs);
+  refuse_input_output("--hbm-out", o.hbm_out, inputs);
+  refuse_same_outputs("--out", o.out, "--hbm-out", o.hbm_out);
   output_target(o.out);  // refused before the fit, not after it
   if (!o.hbm_out.empty()) output_target(o.hbm_out);
   const auto t0 = std::chrono::steady_clock::now();

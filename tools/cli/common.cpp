@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <set>
 #include <vector>
 
 #include "models/system/system.h"
@@ -42,6 +43,51 @@ void check_output_dir(const std::string& flag, const std::filesystem::path& path
                       "cannot create the folder '" + path.string() + "': " + ec.message() +
                           "; name a folder you can write to");
   }
+}
+
+void add_config_files(std::vector<InputFile>& inputs, const ConfigDoc& doc,
+                      const std::string& what) {
+  std::set<std::string> files;
+  if (!doc.file.empty()) files.insert(doc.file);
+  for (const auto& [pointer, file] : doc.origin) {
+    if (file != "--set") files.insert(file);
+  }
+  for (const std::string& f : files) inputs.push_back({f, what});
+}
+
+InputFile model_file(const Env& env, const std::string& name) {
+  return {env.configs_dir / "models" / (name + ".json"), "model '" + name + "'"};
+}
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  if (std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec)) {
+    const bool same = std::filesystem::equivalent(a, b, ec);
+    if (!ec) return same;
+  }
+  const auto ca = std::filesystem::weakly_canonical(a, ec);
+  if (ec) return false;
+  const auto cb = std::filesystem::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+void refuse_input_output(const std::string& flag, const std::filesystem::path& path,
+                         const std::vector<InputFile>& inputs) {
+  if (path.empty()) return;
+  for (const InputFile& in : inputs) {
+    if (in.path.empty() || !same_file(path, in.path)) continue;
+    const std::string also = path == in.path ? "" : ", '" + in.path.string() + "'";
+    throw ConfigError(flag, "",
+                      "'" + path.string() + "' is an input (" + in.what + also +
+                          "): writing it would destroy it; name another output file");
+  }
+}
+
+void refuse_same_outputs(const std::string& flag_a, const std::filesystem::path& a,
+                         const std::string& flag_b, const std::filesystem::path& b) {
+  if (a.empty() || b.empty() || !same_file(a, b)) return;
+  throw UsageError(flag_a + " and " + flag_b + " name the same file '" + b.string() +
+                   "': give each its own file");
 }
 
 namespace {

@@ -60,6 +60,35 @@ IntegerValue<T>* integer(T* store, T lo, T hi) {
 // (/proc/x, no permission), is a ConfigError naming the flag.
 void check_output_dir(const std::string& flag, const std::filesystem::path& path);
 
+// One file a command reads, and what it is ("the profile", "--system"), for refuse_input_output.
+struct InputFile {
+  std::filesystem::path path;
+  std::string what;
+};
+
+// The files a loaded config came from (its top-level file and every file its "extends" chain
+// set a value from; not --set), appended to `inputs` as `what`.
+void add_config_files(std::vector<InputFile>& inputs, const ConfigDoc& doc,
+                      const std::string& what);
+
+// The file of model `name` (configs/models/<name>.json) as an input.
+InputFile model_file(const Env& env, const std::string& name);
+
+// Whether `a` and `b` name the same file: std::filesystem::equivalent when both exist (links and
+// hard links included), else their weakly_canonical forms compared.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
+// Before any work: an output `path` given with `flag` ("--trace-out") that names the same file as
+// one of `inputs` would destroy that input; a ConfigError (exit 2) naming the flag, the input and
+// the fix. An empty `path` (output off) passes.
+void refuse_input_output(const std::string& flag, const std::filesystem::path& path,
+                         const std::vector<InputFile>& inputs);
+
+// Before any work: two outputs of one command naming the same file (one would replace the
+// other) are a UsageError naming both flags. An empty path (output off) passes.
+void refuse_same_outputs(const std::string& flag_a, const std::filesystem::path& a,
+                         const std::string& flag_b, const std::filesystem::path& b);
+
 // Parses `args` against `desc` (+ positional), prints help and returns false on --help.
 bool parse_options(const Args& args, const po::options_description& desc, po::variables_map& vm,
                    const po::positional_options_description* positional = nullptr,

@@ -27,9 +27,9 @@ namespace t3sim::cli {
 namespace {
 
 // The measured busbw per size of a --compare CSV (the validation sets' collective reader).
-std::map<uint64_t, double> read_measured_busbw(const std::string& path, const Env& env) {
+std::map<uint64_t, double> read_measured_busbw(const std::filesystem::path& path) {
   std::map<uint64_t, double> out;
-  for (const auto& p : validation::load_collective_csv(validation::find_input(env, path))) {
+  for (const auto& p : validation::load_collective_csv(path)) {
     out[p.size_bytes] = p.busbw_gbps;
   }
   return out;
@@ -75,24 +75,28 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
   const ConfigDoc doc = load_system(env, o.system, o.sets);
   resolve_nccl_tests_gpus(o, system::system_gpus(doc));
   for (int g = 0; g < o.gpus; ++g) o.base.group.push_back(g);
-  const std::map<uint64_t, double> measured =
-      o.compare.empty() ? std::map<uint64_t, double>{} : read_measured_busbw(o.compare, env);
+  const std::filesystem::path compare =
+      o.compare.empty() ? std::filesystem::path() : validation::find_input(env, o.compare);
+  std::vector<InputFile> inputs;
+  add_config_files(inputs, doc, "a file of --system");
+  if (!compare.empty()) inputs.push_back({compare, "the --compare CSV"});
+  refuse_input_output(o.trace.flag(), trace_path, inputs);
   const uint64_t ranks = static_cast<uint64_t>(o.gpus);
   const uint64_t unit = o.type->bytes * (o.kind->split_by_rank ? ranks : 1);
+  const std::vector<uint64_t> rows = o.rows(unit);  // before any output: a bad range is one line
+  const std::map<uint64_t, double> measured =
+      compare.empty() ? std::map<uint64_t, double>{} : read_measured_busbw(compare);
   const double bus = collectives::busbw_factor(o.kind->kind, o.gpus);  // hardware.md §5.5
   const std::string wrong = o.check ? "0" : "N/A";
   print_header(o);
   std::vector<double> errors;
   double bus_sum = 0;
-  int rows = 0;
-  for (const uint64_t size : o.sizes()) {
-    const uint64_t bytes = size / unit * unit;
-    if (bytes == 0) continue;
+  for (const uint64_t bytes : rows) {
     const auto t0 = std::chrono::steady_clock::now();
     collectives::CollectiveSpec spec = o.base;
     spec.bytes = bytes;
     std::optional<Timeline> tl;  // the largest size only
-    if (!trace_path.empty() && size == o.sizes().back()) tl.emplace(trace_options);
+    if (!trace_path.empty() && bytes == rows.back()) tl.emplace(trace_options);
     // Past one leaf group a full run takes minutes to hours: say why it is not folded, and
     // what would fold, first.
     const auto warn = [&](const std::string& why) {
@@ -106,7 +110,6 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double algbw = static_cast<double>(bytes) / (p.time_us * 1e3);
     bus_sum += algbw * bus;
-    ++rows;
     std::printf("%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(bytes),
                 static_cast<unsigned long long>(bytes / unit), o.type->name,
                 o.kind->reduces ? o.redop.c_str() : "none", o.kind->rooted ? o.base.root : -1);
@@ -127,7 +130,7 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     std::fflush(stdout);
   }
   std::printf("# Out of bounds values : 0 OK\n");
-  std::printf("# Avg bus bandwidth    : %g \n#\n", rows > 0 ? bus_sum / rows : 0.0);
+  std::printf("# Avg bus bandwidth    : %g \n#\n", bus_sum / static_cast<double>(rows.size()));
   if (!measured.empty()) {
     if (errors.empty()) {
       std::printf("# Median |busbw error| (sizes >= 1 MiB): n/a (no measured size in range)\n");

@@ -1,7 +1,9 @@
 #include "cli/nccl_tests_options.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 
 #include "cli/common.h"
 #include "sim/errors.h"
@@ -13,7 +15,8 @@ constexpr NcclDtype kTypes[] = {{"float", 4}, {"half", 2},  {"bfloat16", 2}, {"d
                                 {"int8", 1},  {"uint8", 1}, {"int32", 4},    {"uint32", 4},
                                 {"int64", 8}, {"uint64", 8}};
 constexpr const char* kRedops[] = {"sum", "prod", "min", "max", "avg"};
-constexpr uint64_t kMaxRows = 100000;
+// Multiplications by -f walked from -b to -e at most (a factor a hair above 1 takes billions).
+constexpr uint64_t kMaxSteps = 10'000'000;
 
 // nccl-tests sizes: a number with an optional K/M/G/T suffix (binary multiples).
 uint64_t parse_size(const std::string& s, const char* opt) {
@@ -51,18 +54,60 @@ std::string test_names() {
 
 }  // namespace
 
-std::vector<uint64_t> NcclTestsOptions::sizes() const {
+std::vector<uint64_t> NcclTestsOptions::rows(uint64_t unit) const {
   std::vector<uint64_t> out;
+  const auto too_many = [&] {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "%s: over %zu distinct sizes from -b %llu to -e %llu; give a larger %s",
+                  step_bytes > 0 ? "-i" : "-f", kMaxNcclRows, static_cast<unsigned long long>(lo),
+                  static_cast<unsigned long long>(hi), step_bytes > 0 ? "-i" : "-f");
+    return UsageError(buf);
+  };
+  // Keeps `size` rounded down to whole units unless it is 0 or the last row again.
+  const auto add = [&](uint64_t size) {
+    const uint64_t bytes = size / unit * unit;
+    if (bytes == 0 || (!out.empty() && bytes <= out.back())) return;
+    if (out.size() == kMaxNcclRows) throw too_many();
+    out.push_back(bytes);
+  };
   if (step_bytes > 0) {
-    for (uint64_t s = lo; s <= hi && out.size() < kMaxRows; s += step_bytes) {
-      out.push_back(s);
-      if (hi - s < step_bytes) break;
+    for (uint64_t s = lo; s <= hi;) {
+      add(s);
+      // The next size of a new unit: lo + k * step >= (s / unit + 1) * unit, without overflow.
+      const uint64_t next_unit = s / unit + 1;
+      if (next_unit > hi / unit) break;  // past -e
+      const uint64_t target = next_unit * unit;
+      const uint64_t k = (target - lo) / step_bytes + ((target - lo) % step_bytes != 0 ? 1 : 0);
+      if (k > (hi - lo) / step_bytes) break;
+      s = lo + k * step_bytes;
     }
-    return out;
+  } else {
+    uint64_t steps = 0;
+    for (double s = static_cast<double>(lo); s <= static_cast<double>(hi) * (1 + 1e-9);
+         s *= factor) {
+      if (++steps > kMaxSteps) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "-f: %.17g takes over %llu steps from -b %llu to -e %llu; give a larger -f",
+                      factor, static_cast<unsigned long long>(kMaxSteps),
+                      static_cast<unsigned long long>(lo), static_cast<unsigned long long>(hi));
+        throw UsageError(buf);
+      }
+      // Never past -e (the tolerance above absorbs rounding), nor past what llround holds.
+      const double size = std::min(s, static_cast<double>(hi));
+      add(size >= 9.0e18 ? hi : static_cast<uint64_t>(std::llround(size)));
+    }
   }
-  for (double s = static_cast<double>(lo);
-       s <= static_cast<double>(hi) * (1 + 1e-9) && out.size() < kMaxRows; s *= factor) {
-    out.push_back(static_cast<uint64_t>(std::llround(s)));
+  if (out.empty()) {
+    const std::string why = unit == type->bytes ? std::string(type->name)
+                                                : std::string(type->name) + " x " +
+                                                      std::to_string(unit / type->bytes) +
+                                                      " GPUs for " + std::string(kind->test);
+    throw UsageError("-b/-e: every size from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                     " B is under one " + std::to_string(unit) + " B unit (" + why +
+                     ") and rounds down to 0; the smallest size that runs is " +
+                     std::to_string(unit) + " B: give -e " + std::to_string(unit) + " or more");
   }
   return out;
 }

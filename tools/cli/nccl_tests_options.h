@@ -22,6 +22,9 @@ struct NcclDtype {
   uint32_t bytes;
 };
 
+// Distinct sizes one nccl-tests run prints at most (each is a simulation).
+inline constexpr size_t kMaxNcclRows = 1000;
+
 struct NcclTestsOptions {
   const collectives::KindSpec* kind = nullptr;
   const NcclDtype* type = nullptr;
@@ -43,7 +46,11 @@ struct NcclTestsOptions {
   collectives::CollectiveSpec base;  // everything but the size and the group
   TraceCli trace;                    // --trace-out: a timeline of the largest size
 
-  std::vector<uint64_t> sizes() const;
+  // The rows to print: the sizes of -b/-e/-f (or -i) rounded down to whole `unit`s (element x
+  // group for the split kinds), each distinct byte count once, in order. A UsageError when none
+  // is left (every size under one unit: names -b/-e and the smallest size that runs) or when they
+  // are more than kMaxNcclRows (names -f or -i).
+  std::vector<uint64_t> rows(uint64_t unit) const;
   std::string step_text() const;
 };
 

@@ -78,6 +78,9 @@ int cmd_replay(const Args& args, const Env& env) {
   const std::string timeline_path = timeline.resolve(timeline_options);
   const workload::Trace trace = workload::read_trace(file);
   const ConfigDoc doc = load_system(env, sys, sets);
+  std::vector<InputFile> inputs{{file, "the trace to replay"}};
+  add_config_files(inputs, doc, "a file of --system");
+  refuse_input_output(timeline.flag(), timeline_path, inputs);
   ProgressLine line("replay", "ops", progress_shown(env.stderr_is_tty, vm["quiet"].as<bool>()));
   options.progress = [&line](size_t done, size_t total) { line.update(done, total); };
   const system::ReplayResult r = system::replay_trace(doc, trace, file, options);

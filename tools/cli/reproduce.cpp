@@ -67,7 +67,13 @@ int cmd_reproduce(const Args& args, const Env& env) {
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &pos, "t3sim reproduce [t3] [--out DIR]")) return 0;
   if (which != "t3") throw UsageError("unknown reproduction '" + which + "' (available: t3)");
-  if (!out.empty()) check_output_dir("--out", out);
+  if (!out.empty()) {
+    const std::filesystem::path exp = experiment.empty()
+                                          ? env.configs_dir / "experiments" / "t3-paper.json"
+                                          : std::filesystem::path(experiment);
+    refuse_input_output("--out", out, {{exp, "the experiment file"}});
+    check_output_dir("--out", out);
+  }
   studies::ReproductionRequest req{experiment, out, jobs_n, nullptr, ablation};
   ProgressLine line("reproduce", "runs", progress_shown(env.stderr_is_tty, quiet));
   req.progress = [&line](size_t done, size_t total) { line.update(done, total); };

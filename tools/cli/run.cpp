@@ -136,11 +136,20 @@ int cmd_run(const Args& args, const Env& env) {
   pos.add("config", 1);
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &pos, "t3sim run FILE [--out DIR] [--trace-out F]")) return 0;
+  const std::filesystem::path stats = std::filesystem::path(out) / "stats.json";
+  refuse_input_output("--out", stats, {{file, "the run document"}});
   check_output_dir("--out", out);
   system::RunOptions opts;
   opts.trace_path = trace.resolve(opts.trace_options);
   const ConfigDoc doc = load_config(file, {env.configs_dir});
   const RunDoc r = read_run(env, doc);
+  std::vector<InputFile> inputs;
+  add_config_files(inputs, doc, "a file of the run document");
+  add_config_files(inputs, r.system, "a file of its system");
+  inputs.push_back(model_file(env, r.model));
+  refuse_input_output("--out", stats, inputs);
+  refuse_input_output(trace.flag(), opts.trace_path, inputs);
+  refuse_same_outputs("--out", stats, trace.flag(), opts.trace_path);
   const int gpus = system::system_gpus(r.system);
   SublayerChoice c = choose_sublayer(env, r.model, gpus, r.sublayer, r.tokens, doc.file);
   c.spec.seed = r.seed;
@@ -151,7 +160,7 @@ int cmd_run(const Args& args, const Env& env) {
   auto summary = system::to_json(res);
   summary.erase("wall_s");  // keep the file deterministic
   j["result"] = summary;
-  const std::filesystem::path path = std::filesystem::path(out) / "stats.json";
+  const std::filesystem::path& path = stats;
   write_file_atomic(path, j.dump(1) + "\n");
   std::printf("%s: %s %s %s total %.1f us (%llu events) -> %s\n", file.c_str(), r.model.c_str(),
               r.sublayer.c_str(), std::string(system::to_string(r.mode)).c_str(), res.total_us,

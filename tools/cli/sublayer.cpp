@@ -89,6 +89,9 @@ int cmd_sublayer(const Args& args, const Env& env) {
   opts.trace_path = trace.resolve(opts.trace_options);
   check_traceable(opts.trace_path, *mode);
   const ConfigDoc doc = load_system(env, sys, sets, tp);
+  std::vector<InputFile> inputs{model_file(env, model)};
+  add_config_files(inputs, doc, "a file of --system");
+  refuse_input_output(trace.flag(), opts.trace_path, inputs);
   const int gpus = system::system_gpus(doc);
   SublayerChoice c = choose_sublayer(env, model, gpus, sublayer, tokens);
   c.spec.ar_cus = ar_cus;

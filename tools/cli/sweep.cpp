@@ -51,8 +51,9 @@ void refuse_existing(const std::string& out, bool resume, bool force) {
 void report_stale(size_t stale) {
   if (stale == 0) return;
   std::fprintf(stderr,
-               "sweep: %zu row(s) of --out had axis values other than the spec's (was the spec "
-               "changed?); those points were run again\n",
+               "sweep: %zu row(s) of --out were written for another spec (other axis values, or "
+               "another base, system or model: see --out's .spec fingerprint); those points were "
+               "run again\n",
                stale);
 }
 
@@ -76,10 +77,18 @@ int cmd_sweep(const Args& args, const Env& env) {
                      "t3sim sweep SPEC --out FILE [--jobs N] [--resume | --force]")) {
     return 0;
   }
+  // Before refuse_existing, whose fix (--force) would replace the spec itself.
+  refuse_input_output("--out", out, {{spec_path, "the sweep spec"}});
   refuse_existing(out, vm["resume"].as<bool>(), vm["force"].as<bool>());
   MpiSession mpi;
   const ConfigDoc doc = load_config(spec_path, {env.configs_dir});
   const SweepSpec spec = read_sweep(env, doc);
+  std::vector<InputFile> inputs;
+  add_config_files(inputs, doc, "a file of the sweep spec");
+  inputs.push_back({spec.system, "the spec's system"});
+  inputs.push_back({env.configs_dir / "systems" / (spec.system + ".json"), "the spec's system"});
+  inputs.push_back(model_file(env, spec.model));
+  refuse_input_output("--out", out, inputs);
   const unsigned threads = jobs == 0 ? std::max(1u, studies::default_threads() / mpi.size()) : jobs;
   if (mpi.size() > 1) {
     MpiSweepResult r;

@@ -40,6 +40,7 @@ int trace_gen(const Args& args, const Env& env) {
   if (!parse_options(args, desc, vm, nullptr, kUsage)) return 0;
   const auto passes = workload::parse_pass_selection(pass);
   if (!passes) throw UsageError("--pass must be fwd, bwd or both (got '" + pass + "')");
+  refuse_input_output("--output", out, {model_file(env, model)});
   output_target(out);  // a FIFO, device or folder is refused before any work
   workload::LayerOptions options;
   options.tp = tp;
@@ -71,6 +72,9 @@ int trace_import_kineto(const Args& args) {
   positional.add("profile", 1);
   po::variables_map vm;
   if (!parse_options(args, desc, vm, &positional, kUsage)) return 0;
+  refuse_input_output("--output", out, {{in, "the Kineto profile"}});
+  refuse_input_output("--summary-json", summary_out, {{in, "the Kineto profile"}});
+  refuse_same_outputs("--output", out, "--summary-json", summary_out);
   output_target(out);
   if (!summary_out.empty()) output_target(summary_out);
   workload::KinetoImportOptions options;
@@ -119,6 +123,12 @@ int trace_import_chakra(const Args& args) {
     throw UsageError("--dtype: '" + dtype_name + "' is not one of " +
                      join(workload::dtype_names(), ", "));
   }
+  const auto files = workload::chakra_rank_files(inputs);
+  std::vector<InputFile> read;
+  for (const auto& f : files) read.push_back({f, "a Chakra rank file"});
+  refuse_input_output("--output", out, read);
+  refuse_input_output("--summary-json", summary_out, read);
+  refuse_same_outputs("--output", out, "--summary-json", summary_out);
   output_target(out);
   if (!summary_out.empty()) output_target(summary_out);
   workload::ChakraImportOptions options;
@@ -126,7 +136,6 @@ int trace_import_chakra(const Args& args) {
   options.comm_dtype = *dtype;
   if (vm.count("rank")) options.rank = rank;
   if (vm.count("ranks")) options.group = group;
-  const auto files = workload::chakra_rank_files(inputs);
   const workload::ChakraImport imported = workload::import_chakra(files, options);
   const std::string& file = imported.summary.imported_file;
   workload::write_trace(imported.trace, out);

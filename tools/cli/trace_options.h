@@ -23,6 +23,8 @@ struct TraceCli {
   void add(po::options_description& desc, bool legacy_alias = false);
   // The output path ("" = off) and fills `opt` from the flags.
   std::string resolve(TimelineOptions& opt) const;
+  // The flag the output was given with: "--trace-out", or sublayer's old "--trace".
+  std::string flag() const { return out.empty() && !legacy.empty() ? "--trace" : "--trace-out"; }
   // After a successful run (so that an error stays one line): the note that --trace is deprecated.
   void note_deprecated() const;
 };
