@@ -1,6 +1,7 @@
 #include "models/collectives/channel_plan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 #include <utility>
 
@@ -189,6 +190,33 @@ std::vector<uint64_t> speeds(const LinkGraph& g) {
 
 }  // namespace
 
+uint32_t ChannelPlan::found() const {
+  uint32_t n = 0;
+  for (const uint32_t w : weight) n += w;
+  return n;
+}
+
+std::vector<RingOrder> ChannelPlan::channel_rings(uint32_t channels) const {
+  std::vector<RingOrder> out;
+  const uint64_t total = found();
+  std::vector<uint64_t> taken(rings.size(), 0);
+  for (uint32_t c = 0; c < channels; ++c) {
+    // Ring r is behind by weight_r x (c + 1) / total - taken_r; compare x total, integers.
+    size_t best = 0;
+    int64_t best_gap = INT64_MIN;
+    for (size_t r = 0; r < rings.size(); ++r) {
+      const auto gap = static_cast<int64_t>(weight[r] * (c + 1) - taken[r] * total);
+      if (gap > best_gap) {
+        best_gap = gap;
+        best = r;
+      }
+    }
+    ++taken[best];
+    out.push_back(rings[best]);
+  }
+  return out;
+}
+
 int ChannelPlan::direction(const RingOrder& r) {
   const int n = static_cast<int>(r.size());
   bool fwd = true;
@@ -203,31 +231,47 @@ int ChannelPlan::direction(const RingOrder& r) {
 ChannelPlan plan_rings(int n, const RankPath& path, uint32_t max_rings) {
   ChannelPlan plan;
   plan.rings.push_back(identity(std::max(n, 1)));
+  plan.weight.push_back(1);
   if (n < 2 || n > kMaxPlannedRanks || max_rings == 0) return plan;
   const LinkGraph g = read_graph(n, path);
   if (!g.complete) return plan;
   const std::vector<RingOrder> first = candidates(g);
   uint64_t best_total = 0;
   for (const uint64_t s : speeds(g)) {
-    SpeedSearch search(g, s);
-    std::vector<RingOrder> rings;
-    for (bool progress = true; progress && rings.size() < max_rings;) {
-      progress = false;
-      for (const RingOrder& c : first) {
-        if (rings.size() < max_rings && search.take_if_fits(c)) {
-          rings.push_back(c);
-          progress = true;
+    // Two packings per speed: the candidate orders first, then the search; and the search alone
+    // (where a candidate's multi-link hops would take links a better ring needs). The first wins
+    // ties.
+    for (const bool with_candidates : {true, false}) {
+      SpeedSearch search(g, s);
+      std::vector<RingOrder> rings;
+      for (bool progress = with_candidates; progress && rings.size() < max_rings;) {
+        progress = false;
+        for (const RingOrder& c : first) {
+          if (rings.size() < max_rings && search.take_if_fits(c)) {
+            rings.push_back(c);
+            progress = true;
+          }
         }
       }
-    }
-    RingOrder found;
-    while (rings.size() < max_rings && search.search(found)) rings.push_back(found);
-    const uint64_t total = s * rings.size();
-    if (total > best_total) {
-      best_total = total;
-      plan.rings = std::move(rings);
-      plan.speed = Bandwidth::bytes_per_s(s);
-      plan.searched = true;
+      RingOrder found;
+      while (rings.size() < max_rings && search.search(found)) rings.push_back(found);
+      const uint64_t total = s * rings.size();
+      if (total > best_total) {
+        best_total = total;
+        plan.rings.clear();
+        plan.weight.clear();
+        for (RingOrder& r : rings) {  // repeats become weights, first-found order kept
+          const auto at = std::find(plan.rings.begin(), plan.rings.end(), r);
+          if (at != plan.rings.end()) {
+            ++plan.weight[static_cast<size_t>(at - plan.rings.begin())];
+          } else {
+            plan.rings.push_back(std::move(r));
+            plan.weight.push_back(1);
+          }
+        }
+        plan.speed = Bandwidth::bytes_per_s(s);
+        plan.searched = true;
+      }
     }
   }
   return plan;
@@ -235,10 +279,12 @@ ChannelPlan plan_rings(int n, const RankPath& path, uint32_t max_rings) {
 
 std::map<uint32_t, Bandwidth> ring_link_load(const ChannelPlan& plan, const RankPath& path) {
   std::map<uint32_t, uint64_t> load;
-  for (const RingOrder& r : plan.rings) {
+  for (size_t k = 0; k < plan.rings.size(); ++k) {
+    const RingOrder& r = plan.rings[k];
+    const uint64_t w = k < plan.weight.size() ? plan.weight[k] : 1;
     for (size_t i = 0; i < r.size() && r.size() > 1; ++i) {
       for (const common::PathLink& l : path(r[i], r[(i + 1) % r.size()])) {
-        load[l.id] += plan.speed.bytes_per_second();
+        load[l.id] += plan.speed.bytes_per_second() * w;
       }
     }
   }

@@ -10,7 +10,8 @@
 // nearest next rank (fewest links), most capacity left first. So a bidirectional ring gets one ring
 // in each direction, a full mesh its n-1 disjoint rings, a switch the group's order once, and a
 // machine whose GPUs are bridged in pairs a ring that crosses each bridge in both directions.
-// Channels are dealt to the rings round-robin (channel c runs rings[c % rings]), as NCCL duplicates
+// A ring found several times (several rings' worth of capacity at a lower speed) is one order with
+// a weight; channels are dealt to the orders in proportion to their weights, as NCCL duplicates
 // the rings its search found up to its channel count.
 // Contract: deterministic; every ring is a permutation of 0..n-1 starting at rank 0; the charged
 // load never exceeds a link's rate; at least one ring (the group's order, `searched` false, when
@@ -32,9 +33,14 @@ namespace t3sim::collectives {
 using RankPath = std::function<std::vector<common::PathLink>(int, int)>;
 
 struct ChannelPlan {
-  std::vector<RingOrder> rings;  // position -> rank (index into the group), rank 0 first
-  Bandwidth speed;               // per ring: what the search charged each link it crosses
+  std::vector<RingOrder> rings;  // distinct orders: position -> rank (index into the group)
+  std::vector<uint32_t> weight;  // per ring: how many times the search found it (>= 1)
+  Bandwidth speed;               // per ring found: what the search charged each link it crosses
   bool searched = false;         // false: no link information; the group's order
+  // The ring of each of `channels` channels: dealt in proportion to the weights, interleaved
+  // (channel c takes the ring furthest behind its share), so every ring found carries its share.
+  std::vector<RingOrder> channel_rings(uint32_t channels) const;
+  uint32_t found() const;  // rings found, counting repeats (sum of weights)
   // +1 when ring r runs the group's order forward (rank i -> i+1 at every position), -1 when it
   // runs it backward, 0 otherwise.
   static int direction(const RingOrder& r);
@@ -44,8 +50,8 @@ struct ChannelPlan {
 // orders and a depth-first search of at most a fixed number of steps per ring.
 ChannelPlan plan_rings(int n, const RankPath& path, uint32_t max_rings);
 
-// What the plan's rings charge each directed link they cross (link id -> speed x uses), for
-// `t3sim describe` and tests.
+// What the plan's rings charge each directed link they cross (link id -> speed x weight x uses),
+// for `t3sim describe` and tests.
 std::map<uint32_t, Bandwidth> ring_link_load(const ChannelPlan& plan, const RankPath& path);
 
 }  // namespace t3sim::collectives

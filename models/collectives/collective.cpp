@@ -205,7 +205,7 @@ Geometry Collective::geometry(const CollectiveSpec& spec) const {
     g.min_chunk = lib_.tree_min_chunk.count();
   }
   if (algo_ == Algo::kRing && planned_rings()) {
-    g.rings = plan().rings;
+    g.rings = plan().channel_rings(channels_);
   } else if (algo_ == Algo::kRing && fully_connected()) {
     g.rings = disjoint_rings(static_cast<int>(g.ranks.size()));
   }

@@ -79,12 +79,13 @@ void print_ring_plan(system::System& sys, const collectives::LibraryConfig& c) {
   Bandwidth peak;
   for (const auto& [id, bw] : loads) peak = std::max(peak, bw);
   std::printf(
-      "ring plan:    %zu ring(s) over one node's %d GPUs at %s each (search on directed links; "
-      "busiest link carries %s)\n",
-      plan.rings.size(), local, format_bandwidth(plan.speed).c_str(),
+      "ring plan:    %u ring(s) over one node's %d GPUs at %s each, %zu distinct (search on "
+      "directed links; busiest link carries %s)\n",
+      plan.found(), local, format_bandwidth(plan.speed).c_str(), plan.rings.size(),
       format_bandwidth(peak).c_str());
+  const std::vector<collectives::RingOrder> per_channel = plan.channel_rings(c.channels);
   for (uint32_t ch = 0; ch < c.channels; ++ch) {
-    const collectives::RingOrder& r = plan.rings[ch % plan.rings.size()];
+    const collectives::RingOrder& r = per_channel[ch];
     const int dir = collectives::ChannelPlan::direction(r);
     std::string order;
     for (const int rank : r) order += " " + std::to_string(rank);

@@ -4,6 +4,7 @@
 // and that no directed link carries more than its rate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -98,7 +99,8 @@ double check(const ChannelPlan& p, const Graph& g, int n) {
   for (const auto& [id, load] : ring_link_load(p, g.ranks())) {
     EXPECT_LE(load.bytes_per_second(), g.rate(id)) << "link " << id;
   }
-  return static_cast<double>(p.rings.size()) * p.speed.to_gbps();
+  EXPECT_EQ(p.weight.size(), p.rings.size());
+  return static_cast<double>(p.found()) * p.speed.to_gbps();
 }
 
 TEST(ChannelPlan, BidirectionalRingGetsARingEachWay) {
@@ -166,19 +168,36 @@ TEST(ChannelPlan, PcieBridgedPairsCrossEachBridgeBothWays) {
   EXPECT_DOUBLE_EQ(check(p, g, 8), 64.0);
 }
 
-TEST(ChannelPlan, Dgx1CubeMeshUsesMoreThanOneRing) {
-  // DGX-1 (V100): two fully connected quads 0-3 and 4-7, joined by i <-> i+4; 25 GB/s links.
+TEST(ChannelPlan, Dgx1CubeMeshUsesAllSixLinksOfEveryGpu) {
+  // DGX-1 (V100): quads 0-3 and 4-7 fully connected, i <-> i+4, and eight pairs with two NVLinks
+  // (25 GB/s each way per link): six links per GPU, 150 GB/s out of every GPU.
   Graph g(8);
-  for (int q : {0, 4}) {
-    for (int a = q; a < q + 4; ++a) {
-      for (int b = a + 1; b < q + 4; ++b) g.link(a, b, 25);
-    }
-  }
-  for (int i = 0; i < 4; ++i) g.link(i, i + 4, 25);
-  const ChannelPlan p = plan_rings(8, g.ranks(), 16);
+  const int doubled[8][2] = {{0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3}, {4, 7}, {5, 6}, {6, 7}};
+  const int single[8][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 6}, {3, 7}, {4, 5}, {4, 6}, {5, 7}};
+  for (const auto& d : doubled) g.link(d[0], d[1], 50);
+  for (const auto& s1 : single) g.link(s1[0], s1[1], 25);
+  const ChannelPlan p = plan_rings(8, g.ranks(), 24);
   EXPECT_GE(p.rings.size(), 2u);
-  EXPECT_GE(check(p, g, 8), 50.0);  // at least two link-rate rings (NCCL finds more)
-  EXPECT_EQ(p.speed.to_gbps(), 25.0);
+  EXPECT_NEAR(check(p, g, 8), 150.0, 1e-6);  // every directed link carries its full rate
+  for (const auto& [id, load] : ring_link_load(p, g.ranks())) {  // (speeds are whole B/s)
+    EXPECT_NEAR(static_cast<double>(load.bytes_per_second()), static_cast<double>(g.rate(id)), 10.0)
+        << "link " << id;
+  }
+}
+
+TEST(ChannelPlan, ChannelsFollowTheRingsWeights) {
+  ChannelPlan p;
+  p.rings = {forward(4), backward(4)};
+  p.weight = {2, 1};
+  const std::vector<RingOrder> ch = p.channel_rings(24);
+  ASSERT_EQ(ch.size(), 24u);
+  EXPECT_EQ(std::count(ch.begin(), ch.end(), forward(4)), 16);
+  EXPECT_EQ(ch[0], forward(4));  // interleaved: f b f f b f ...
+  EXPECT_EQ(ch[1], backward(4));
+  EXPECT_EQ(ch[2], forward(4));
+  EXPECT_EQ(ch[3], forward(4));
+  EXPECT_EQ(ch[4], backward(4));
+  EXPECT_EQ(p.found(), 3u);
 }
 
 TEST(ChannelPlan, Torus2dFindsRingsOnItsLinks) {
