@@ -13,16 +13,8 @@
 namespace t3sim::fabric {
 namespace {
 
+using testing::config_error;
 using testing::Harness;
-
-std::string config_error(const nlohmann::json& cfg) {
-  try {
-    Harness h(cfg);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(FabricConfig, UnknownTopologySuggestsTheNearestName) {
   nlohmann::json cfg = testing::ring_cfg(4);

@@ -18,6 +18,7 @@
 namespace t3sim::fabric {
 namespace {
 
+using testing::config_error;
 using testing::Harness;
 
 // Directed GPU-to-GPU edges: (from, to) -> bandwidth; fails on a duplicate.
@@ -38,15 +39,6 @@ std::set<uint32_t> neighbours(const Topology& t, uint32_t g) {
     if (e.from == g) out.insert(e.to);
   }
   return out;
-}
-
-std::string config_error(const nlohmann::json& cfg) {
-  try {
-    Harness h(cfg);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // Every pair routes, and a message between the farthest pair arrives (finish() checks bytes).

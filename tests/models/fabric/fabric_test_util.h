@@ -12,6 +12,7 @@
 #include "models/common/fabric_api.h"
 #include "models/fabric/factory.h"
 #include "sim/config.h"
+#include "sim/errors.h"
 #include "sim/simulator.h"
 
 namespace t3sim::fabric::testing {
@@ -137,5 +138,15 @@ class Injector {
   common::FabricReceiver& rx_;
   std::vector<Send> sends_;
 };
+
+// The one-line ConfigError message building a fabric from `cfg` raises ("" if it builds).
+inline std::string config_error(const nlohmann::json& cfg) {
+  try {
+    Harness h(cfg);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace t3sim::fabric::testing
