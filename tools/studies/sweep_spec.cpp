@@ -14,6 +14,7 @@
 #include "models/system/system.h"
 #include "models/workload/model_spec.h"
 #include "sim/errors.h"
+#include "sim/hash.h"
 #include "sim/simulator.h"
 #include "tools/studies/inputs.h"
 
@@ -162,12 +163,7 @@ std::string sweep_fingerprint(const Env& env, const SweepSpec& s) {
     text << in.rdbuf();
     j["models"][name] = text.str();
   }
-  uint64_t h = 14695981039346656037ull;  // FNV-1a 64
-  for (const unsigned char c : j.dump()) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", fnv1a(j.dump()));
 }
 
 system::SublayerResult run_sweep_point(const Env& env, const SweepPoint& p) {
