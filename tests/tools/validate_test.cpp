@@ -122,8 +122,11 @@ TEST(ValidationCsv, ConcurrencyRowsKeepQuotedCommasAndSkipUncountedKernels) {
       "64,64,64,\"alone\",none,0,0,10.0,0.0,0\n"
       "64,64,64,\"spin kernel, 16 CTAs\",spin,16,0,14.0,40.0,0\n"
       "64,64,64,\"memcpy, driver\",d2d-memcpy,-1,0,11.0,10.0,2000\n");
-  const std::vector<SharingPoint> pts = load_concurrency_csv(f);
+  std::vector<std::string> left_out;
+  const std::vector<SharingPoint> pts = load_concurrency_csv(f, &left_out);
   ASSERT_EQ(pts.size(), 1u);
+  ASSERT_EQ(left_out.size(), 1u);  // the driver's memcpy: said, not dropped silently
+  EXPECT_NE(left_out[0].find("d2d-memcpy (line 4)"), std::string::npos) << left_out[0];
   EXPECT_EQ(pts[0].sms, 16u);
   EXPECT_DOUBLE_EQ(pts[0].hold_us, 0.0);  // held for the whole run
   EXPECT_DOUBLE_EQ(pts[0].slowdown_pct, 40.0);

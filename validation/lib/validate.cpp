@@ -125,6 +125,9 @@ void sharing(SetRun& e, const ConfigDoc& doc, const std::vector<SharingPoint>& p
     e.simulate.push_back([&doc, p] { return sim_gemm_slowdown_pct(doc, p); });
   }
   e.notes.push_back("errors are points of slowdown (simulated - measured), not relative %");
+  e.notes.push_back(
+      "t3sim holds the other kernel's SMs only: its own memory traffic (copy, read, reduction) is "
+      "not simulated");
 }
 
 // A GEMM's DRAM read bytes against Nsight Compute's count.
@@ -221,8 +224,13 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
       } else if (kind == "gemm-memory") {
         gemm_memory(e, s.get(e.system), load_gemm_memory_csv(csv));
       } else {
-        sharing(e, s.get(e.system),
-                kind == "contention" ? load_contention_csv(csv) : load_concurrency_csv(csv));
+        std::vector<std::string> left_out;
+        sharing(
+            e, s.get(e.system),
+            kind == "contention" ? load_contention_csv(csv) : load_concurrency_csv(csv, &left_out));
+        for (const std::string& row : left_out) {
+          e.notes.push_back("left out: " + row + ", a background that holds no counted SMs");
+        }
       }
       e.notes.push_back(
           display_path(env, csv) +

@@ -247,7 +247,8 @@ std::vector<SharingPoint> load_contention_csv(const std::filesystem::path& file)
   return out;
 }
 
-std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file) {
+std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file,
+                                               std::vector<std::string>* left_out) {
   const Csv csv = read_csv(file, {"m,n,k,variant,background_kind,background_ctas,sleep_ns,"
                                   "gemm_us_median,slowdown_pct,background_GBps_rw"});
   std::vector<SharingPoint> out;
@@ -255,7 +256,11 @@ std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file
     const std::string kind = r.fields[4];
     // The kernel holds its SMs for the whole run (launched first, it outlasts the GEMMs); the
     // driver's memcpy row (background_ctas -1) holds none the probe could count: left out.
-    if (kind == "none" || r.fields[5].empty() || r.fields[5][0] == '-') continue;
+    if (kind == "none") continue;  // the GEMM alone: the probe's own reference
+    if (r.fields[5].empty() || r.fields[5][0] == '-') {
+      if (left_out != nullptr) left_out->push_back(kind + " (line " + std::to_string(r.line) + ")");
+      continue;
+    }
     SharingPoint p;
     p.line = r.line;
     p.m = to_u64(csv, r, 0, "m");

@@ -81,8 +81,11 @@ struct SharingPoint {
 // timed alone and together in different power states before they interleaved them).
 std::vector<SharingPoint> load_contention_csv(const std::filesystem::path& file);
 // The PyTorch concurrency probe's CSV (`m,n,k,variant,background_kind,...,slowdown_pct,...`):
-// every row with a background kernel on a counted number of SMs, held for the whole run.
-std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file);
+// every row with a background kernel on a counted number of SMs, held for the whole run. Rows
+// whose background holds no counted SMs (the driver's memcpy) are not points: their variants are
+// appended to `left_out` when given.
+std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file,
+                                               std::vector<std::string>* left_out = nullptr);
 // The same on GPU 0 of `system`: `t3sim gemm --held-cus sms --held-for hold` against alone.
 double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p);
 
