@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/errors.h"
+#include "sim/gzip_file.h"
 
 namespace t3sim {
 namespace {
@@ -249,6 +250,7 @@ std::string read_bounded(const std::filesystem::path& path) {
     if (text.size() > kMaxJsonFileBytes) throw too_big(text.size());
   }
   if (in.bad()) throw ConfigError(path.string(), "", "cannot read the file (check permissions)");
+  if (is_gzip(text)) return gunzip(text, path.string(), kMaxJsonFileBytes);  // a ".json.gz"
   return text;
 }
 

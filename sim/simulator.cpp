@@ -1,5 +1,7 @@
 #include "sim/simulator.h"
 
+#include <string>
+
 #include "sim/errors.h"
 #include "sim/port.h"
 
@@ -17,6 +19,13 @@ void walk(Component& c, F&& f) {
 }  // namespace
 
 Simulator::Simulator(uint64_t seed) : root_(*this, nullptr, ""), seed_(seed) {}
+
+void Simulator::past_end_of_time() const {
+  throw UsageError("simulated time would pass 2^64 ps (about 213 days; now " +
+                   std::to_string(now().ps()) +
+                   " ps): a rate of the system (a link, HBM, DMA or NMC bandwidth) is too low for "
+                   "the bytes this run moves; raise it, or move fewer bytes");
+}
 
 void Simulator::elaborate() {
   walk(root_, [](Component& c) {

@@ -32,18 +32,26 @@ class Simulator {
   uint64_t seed() const { return seed_; }
   uint64_t events() const { return queue_.processed(); }
 
+  // Models schedule through these: Tick::max() is a time past 2^64 ps, saturated (units.h), and a
+  // UsageError naming the slow rate (the queue itself still orders events at any tick).
   void schedule(Event& ev, Tick when, Priority prio = Priority::kDefault) {
+    if (when == Tick::max()) [[unlikely]]
+      past_end_of_time();
     queue_.schedule(ev, when, prio);
   }
   void schedule_in(Event& ev, Duration d, Priority prio = Priority::kDefault) {
-    queue_.schedule(ev, now() + d, prio);
+    schedule(ev, now() + d, prio);
   }
   // Pooled one-shot: calls (obj->*M)(arg) at `when`.
   template <class T, void (T::*M)(uint64_t)>
   void call_at(Tick when, T* obj, uint64_t arg, Priority prio = Priority::kDefault) {
+    if (when == Tick::max()) [[unlikely]]
+      past_end_of_time();
     queue_.schedule_fn(
         when, [](void* ctx, uint64_t a) { (static_cast<T*>(ctx)->*M)(a); }, obj, arg, prio);
   }
+
+  [[noreturn]] [[gnu::cold]] void past_end_of_time() const;
 
   // Checks the wiring (every non-optional port connected, no dangling links) and runs init().
   void elaborate();

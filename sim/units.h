@@ -29,13 +29,22 @@ class Duration {
   constexpr double to_ns() const { return static_cast<double>(ps_) / 1e3; }
   constexpr double to_s() const { return static_cast<double>(ps_) / 1e12; }
   constexpr auto operator<=>(const Duration&) const = default;
-  constexpr Duration operator+(Duration o) const { return Duration(ps_ + o.ps_); }
+  // Sums and products saturate at max(): a span past 2^64 ps stays past it (the event queue
+  // refuses to schedule at Tick::max()) instead of wrapping to a short one.
+  constexpr Duration operator+(Duration o) const { return Duration(saturating_add(ps_, o.ps_)); }
   constexpr Duration operator-(Duration o) const { return Duration(ps_ - o.ps_); }
-  constexpr Duration operator*(uint64_t k) const { return Duration(ps_ * k); }
+  constexpr Duration operator*(uint64_t k) const {
+    uint64_t v = 0;
+    return Duration(__builtin_mul_overflow(ps_, k, &v) ? std::numeric_limits<uint64_t>::max() : v);
+  }
   constexpr Duration operator/(uint64_t k) const { return Duration(ps_ / k); }
   constexpr Duration& operator+=(Duration o) {
-    ps_ += o.ps_;
+    ps_ = saturating_add(ps_, o.ps_);
     return *this;
+  }
+  static constexpr uint64_t saturating_add(uint64_t a, uint64_t b) {
+    uint64_t v = 0;
+    return __builtin_add_overflow(a, b, &v) ? std::numeric_limits<uint64_t>::max() : v;
   }
 
  private:
@@ -51,10 +60,13 @@ class Tick {
   constexpr uint64_t ps() const { return ps_; }
   constexpr double to_us() const { return static_cast<double>(ps_) / 1e6; }
   constexpr auto operator<=>(const Tick&) const = default;
-  constexpr Tick operator+(Duration d) const { return Tick(ps_ + d.count_ps()); }
+  // Saturates at max() (see Duration).
+  constexpr Tick operator+(Duration d) const {
+    return Tick(Duration::saturating_add(ps_, d.count_ps()));
+  }
   constexpr Duration operator-(Tick o) const { return Duration::ps(ps_ - o.ps_); }
   constexpr Tick& operator+=(Duration d) {
-    ps_ += d.count_ps();
+    ps_ = Duration::saturating_add(ps_, d.count_ps());
     return *this;
   }
 
@@ -148,11 +160,14 @@ class Bandwidth {
   uint64_t bps_ = 0;
 };
 
-// Time to move `b` bytes at `bw`, rounded up to the next picosecond. bw must be non-zero.
+// Time to move `b` bytes at `bw`, rounded up to the next picosecond, saturated at
+// Duration::max() (18.4 MB at 1 B/s is past 2^64 ps). bw must be non-zero.
 constexpr Duration transfer_time(Bytes b, Bandwidth bw) {
   const U128 num = static_cast<U128>(b.count()) * kPsPerSecond;
   const uint64_t den = bw.bytes_per_second();
-  return Duration::ps(static_cast<uint64_t>((num + den - 1) / den));
+  const U128 ps = (num + den - 1) / den;
+  return ps > std::numeric_limits<uint64_t>::max() ? Duration::max()
+                                                   : Duration::ps(static_cast<uint64_t>(ps));
 }
 
 // Bytes moved in `d` at `bw`, rounded down.

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ccache clang-format clang-14 libclang-rt-14-dev
   libboost-program-options-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-  libprotobuf-dev protobuf-compiler
+  libprotobuf-dev protobuf-compiler zlib1g-dev
   libopenmpi-dev openmpi-bin python3-matplotlib python3-numpy
 )
 

@@ -31,6 +31,8 @@ constexpr Entry kCommands[] = {
     {"nccl-tests", t3sim::cli::cmd_nccl_tests, "nccl-tests-style collective sweep"},
     {"gemm", t3sim::cli::cmd_gemm, "one GEMM on one GPU of a system"},
     {"membw", t3sim::cli::cmd_membw, "HBM bandwidth microbenchmark"},
+    {"contention", t3sim::cli::cmd_contention,
+     "GEMM against a reduction kernel on k SMs (contention_bench's twin)"},
     {"p2p", t3sim::cli::cmd_p2p, "point-to-point transfer between two GPUs"},
     {"trace", t3sim::cli::cmd_trace, "generate or import operation traces"},
     {"replay", t3sim::cli::cmd_replay, "replay a trace on a system"},

@@ -12,6 +12,7 @@
 #include "models/collectives/fold.h"
 #include "models/collectives/kinds.h"
 #include "models/collectives/nvls_executor.h"
+#include "models/collectives/schedule_limits.h"
 #include "models/common/mirror.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
@@ -26,27 +27,14 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
       kind_(spec.kind),
       bytes_(spec.bytes) {
   resolve(spec);
-  Geometry g = geometry(spec);
-  if (!spec.fold) {
-    schedule_ = algorithm(algo_).build(g);
-  } else {
-    if (exec_ != Executor::kCu) throw common::FoldError("DMA-engine collectives");
-    bool in_order = group_.size() == machine_.gpus.size();
-    for (size_t i = 0; in_order && i < group_.size(); ++i)
-      in_order = group_[i] == static_cast<int>(i);
-    if (!in_order) throw common::FoldError("the group is not every GPU in order");
-    const common::GpuRotation rot = spec.fold_rotation.per_node == 0
-                                        ? common::GpuRotation{1, machine_.size()}
-                                        : spec.fold_rotation;
-    if (rot.size() != machine_.size()) throw common::FoldError("rotation and machine differ");
-    for (int r = 0; r < rot.reps(); ++r) {
-      if (machine_.gpus[static_cast<size_t>(r)].hbm == nullptr) {
-        throw common::FoldError("representative GPU " + std::to_string(r) + " is not simulated");
-      }
-    }
-    fold(g, rot);
-    fold_rotation_ = rot;
-    fold_gpus_ = machine_.size();
+  try {
+    build(spec);
+  } catch (const ScheduleTooLarge& e) {
+    const std::string need = "the " + std::string(kind_spec(kind_).name) + " of " +
+                             std::to_string(bytes_) + " B on " + std::to_string(group_.size()) +
+                             " GPUs (" + to_string(algo_) + ", " + std::to_string(channels_) +
+                             " channels): " + e.need();
+    throw ScheduleTooLarge(path(), "/bytes", need, "simulate a smaller size or fewer GPUs");
   }
   std::vector<uint64_t> addr(static_cast<size_t>(machine_.size()), 0);
   for (size_t i = 0; i < group_.size(); ++i) {
@@ -71,6 +59,33 @@ Collective::Collective(Simulator& sim, Component* parent, std::string name, gpu:
 }
 
 Collective::~Collective() = default;
+
+void Collective::build(const CollectiveSpec& spec) {
+  Geometry g = geometry(spec);
+  if (!spec.fold) {
+    check_simulated_bytes(bytes_, group_.size());
+    schedule_ = algorithm(algo_).build(g);
+  } else {
+    if (exec_ != Executor::kCu) throw common::FoldError("DMA-engine collectives");
+    bool in_order = group_.size() == machine_.gpus.size();
+    for (size_t i = 0; in_order && i < group_.size(); ++i)
+      in_order = group_[i] == static_cast<int>(i);
+    if (!in_order) throw common::FoldError("the group is not every GPU in order");
+    const common::GpuRotation rot = spec.fold_rotation.per_node == 0
+                                        ? common::GpuRotation{1, machine_.size()}
+                                        : spec.fold_rotation;
+    if (rot.size() != machine_.size()) throw common::FoldError("rotation and machine differ");
+    check_simulated_bytes(bytes_, static_cast<uint64_t>(rot.reps()));
+    for (int r = 0; r < rot.reps(); ++r) {
+      if (machine_.gpus[static_cast<size_t>(r)].hbm == nullptr) {
+        throw common::FoldError("representative GPU " + std::to_string(r) + " is not simulated");
+      }
+    }
+    fold(g, rot);
+    fold_rotation_ = rot;
+    fold_gpus_ = machine_.size();
+  }
+}
 
 void Collective::fold(Geometry g, const common::GpuRotation& rot) {
   if (algo_ == Algo::kTree && rot.nodes > 1) {  // the proof would refuse it too, later

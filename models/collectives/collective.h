@@ -81,6 +81,8 @@ class Collective : public Component, public ExecutorDone {
 
  private:
   void resolve(const CollectiveSpec& spec);
+  // Builds schedule_ (folded when spec.fold); ScheduleTooLarge past schedule_limits.h's bounds.
+  void build(const CollectiveSpec& spec);
   Geometry geometry(const CollectiveSpec& spec) const;
   bool fully_connected() const;
   // Ring orders come from the channel planner: ring_direction "planned" and the group in one node

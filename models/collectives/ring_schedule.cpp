@@ -121,6 +121,15 @@ Schedule make_ring(const Geometry& g) {
   auto order = [&](uint32_t c) -> const RingOrder& {
     return g.rings.empty() ? identity : g.rings[c % g.rings.size()];
   };
+  // Chunk ops per lane: 2n - 1 per all-reduce loop, n per reduce-scatter or all-gather loop.
+  const auto nn = static_cast<uint64_t>(n);
+  if (g.kind == Kind::kAllReduce) {
+    b.expect(g.channels * nn, saturating_mul(loop_count(g.bytes, g.channels, nn, g.chunk), 2 * nn));
+  } else if (g.kind == Kind::kBroadcast || g.kind == Kind::kReduce) {
+    b.expect(g.channels * nn, loop_count(g.bytes, g.channels, 1, g.chunk));
+  } else {
+    b.expect(g.channels * nn, saturating_mul(loop_count(g.bytes / nn, g.channels, 1, g.chunk), nn));
+  }
   // conn from position i to i+d of channel c's ring
   std::vector<uint32_t> next(static_cast<size_t>(n) * g.channels);
   for (uint32_t c = 0; c < g.channels; ++c) {

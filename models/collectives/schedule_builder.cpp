@@ -8,8 +8,16 @@
 
 namespace t3sim::collectives {
 
+uint64_t loop_count(uint64_t total, uint64_t channels, uint64_t parts, uint64_t chunk) {
+  const uint64_t loop_size = saturating_mul(saturating_mul(channels, parts), chunk);
+  return total / loop_size + (total % loop_size != 0 ? 1 : 0);
+}
+
 std::vector<Loop> make_loops(uint64_t total, uint64_t channels, uint64_t parts, uint64_t chunk) {
+  const uint64_t count = loop_count(total, channels, parts, chunk);
+  check_schedule_size(count, count);
   std::vector<Loop> loops;
+  loops.reserve(count);
   const uint64_t loop_size = channels * parts * chunk;
   for (uint64_t grid = 0; grid < total; grid += loop_size) {
     const uint64_t even = round_up(div_up(total - grid, channels * parts), kChunkAlign);
@@ -40,6 +48,15 @@ ScheduleBuilder::ScheduleBuilder(const Geometry& g) : g_(g) {
 }
 
 ScheduleBuilder::~ScheduleBuilder() = default;
+
+void ScheduleBuilder::expect(uint64_t lanes, uint64_t chunks_per_lane) const {
+  const uint64_t chunks = saturating_mul(lanes, chunks_per_lane);
+  const auto n = static_cast<uint64_t>(size());
+  const uint64_t stored_lanes =
+      g_.fold == nullptr || n == 0 ? lanes : div_up(saturating_mul(lanes, g_.fold->reps()), n);
+  check_schedule_size(
+      saturating_mul(saturating_mul(stored_lanes, chunks_per_lane), g_.slices_per_chunk), chunks);
+}
 
 uint32_t ScheduleBuilder::connect(int src_rank, int dst_rank) {
   Conn c;
@@ -88,6 +105,7 @@ uint32_t ScheduleBuilder::emit(uint8_t flags, Phase phase, uint64_t offset, uint
   op.flags = flags;
   op.phase = phase;
   op.dep = dep;
+  if (s_.ops.size() >= kMaxScheduleOps) check_schedule_size(s_.ops.size() + 1, 0);
   for (uint16_t k = 0; k < sends; ++k) {
     Conn& c = s_.conns[s_.conn_refs[send_list + k]];
     c.max_bytes = std::max(c.max_bytes, bytes);

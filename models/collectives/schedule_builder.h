@@ -14,6 +14,7 @@
 
 #include "models/collectives/fold_stream.h"
 #include "models/collectives/schedule.h"
+#include "models/collectives/schedule_limits.h"
 
 namespace t3sim::collectives {
 
@@ -37,7 +38,10 @@ struct Loop {
   uint64_t grid = 0;  // start of this loop in the region
   uint64_t real = 0;  // chunk size of this loop
 };
+// How many loops make_loops() cuts.
+uint64_t loop_count(uint64_t total, uint64_t channels, uint64_t parts, uint64_t chunk);
 // Loops over a region of `total` bytes cut into channels x parts chunks of at most `chunk`.
+// ScheduleTooLarge when they alone pass the bounds (a stored lane has a chunk op per loop).
 std::vector<Loop> make_loops(uint64_t total, uint64_t channels, uint64_t parts, uint64_t chunk);
 
 // A group cut into nodes of `local` consecutive ranks (the node-aware generators).
@@ -63,12 +67,17 @@ class ScheduleBuilder {
   // Room for `ops` ops in all: a generator that knows its count saves the growth copies (and the
   // start-up page faults of the memory they touch).
   void reserve_ops(size_t ops) { s_.ops.reserve(ops); }
+  // A generator that knows its size says so first: `lanes` lanes of `chunks_per_lane` chunk ops
+  // each (folded: the representatives' share is stored). ScheduleTooLarge past the bounds
+  // (schedule_limits.h); without it the bounds are checked as ops are emitted.
+  void expect(uint64_t lanes, uint64_t chunks_per_lane) const;
   uint32_t connect(int src_rank, int dst_rank);
   void open_lane(int rank, uint32_t channel);
   // Emits the slices of one chunk op on the open lane; returns the id of its last slice.
   uint32_t chunk(uint8_t flags, Phase phase, uint64_t offset, uint64_t bytes,
                  std::span<const uint32_t> sends, std::span<const uint32_t> recvs,
                  uint64_t stride = 0, uint32_t dep = kNone) {
+    if (++chunks_ > kMaxScheduleChunks) check_schedule_size(0, chunks_);
     if (dropping_) return fold_->chunk(flags, phase, bytes, stride, sends, recvs, dep, kNone);
     return chunk_stored(flags, phase, offset, bytes, sends, recvs, stride, dep);
   }
@@ -93,6 +102,7 @@ class ScheduleBuilder {
   Schedule s_;
   bool lane_open_ = false;  // a stored lane is open
   bool dropping_ = false;   // a folded lane is open that is checked and dropped (fold_stream.h)
+  uint64_t chunks_ = 0;     // chunk ops generated, stored or dropped
   std::unique_ptr<FoldStream> fold_;
 };
 

@@ -65,6 +65,7 @@ void GemmKernel::configure() {
   phase_time_ = partition_
                     ? tile_compute_time(spec_, plan_.tile_m, plan_.tile_n, k, math)
                     : phase_time(spec_, plan_.tile_m, plan_.tile_n, k, plan_.elem_bytes, math);
+  phase_flops_ = 2.0 * plan_.tile_m * plan_.tile_n * static_cast<double>(k);
   l2_ = SliceCache(spec_.l2, static_cast<uint32_t>(plan_.panels() * p),
                    static_cast<uint32_t>(plan_.tiles()));
   const size_t per_tile = plan_.split_k > 1 ? plan_.tiles() : 0;
@@ -241,14 +242,21 @@ void GemmKernel::try_compute(uint32_t w) {
   wg.waiting_since = Tick::max();
   wg.computing = true;
   request_ahead(w);
-  compute_ps_.inc(phase_time_.count_ps());
-  sim().call_at<GemmKernel, &GemmKernel::phase_done>(start + phase_time_, this, w);
+  Duration t = phase_time_;
+  if (clock_ != nullptr) {
+    t = clock_->scale(phase_time_);
+    wg.flop_rate = phase_flops_ / (static_cast<double>(t.count_ps()) * 1e-12);
+    clock_->matrix_begin(wg.flop_rate);
+  }
+  compute_ps_.inc(t.count_ps());
+  sim().call_at<GemmKernel, &GemmKernel::phase_done>(start + t, this, w);
 }
 
 void GemmKernel::phase_done(uint64_t w64) {
   const auto w = static_cast<uint32_t>(w64);
   Wg& wg = wgs_[w];
   wg.computing = false;
+  if (clock_ != nullptr) clock_->matrix_end(wg.flop_rate);
   ++wg.next_compute;
   if (wg.next_compute < phases_) {
     const size_t idx = static_cast<size_t>(w) * phases_ + wg.next_compute;

@@ -40,6 +40,7 @@
 #include "models/gpu/gpu_spec.h"
 #include "models/gpu/l2_cache.h"
 #include "models/gpu/mem_stream.h"
+#include "models/gpu/power.h"
 #include "models/gpu/remote_memory.h"
 #include "sim/component.h"
 #include "sim/timeline.h"
@@ -59,6 +60,9 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   GemmKernel(Simulator& sim, Component* parent, std::string name, int gpu, const GpuSpec& spec,
              GemmPlan plan, MemStream& reads, MemStream& stores, RemoteMemory& remote,
              GemmHooks* hooks);
+  // The GPU's clock controller (power.h), before launch(): phases then run at its clock and
+  // report their FLOPs to it. Without one the kernel runs at the preset's fixed clock.
+  void set_clock(ClockControl* clock) { clock_ = clock; }
   // Launches on `cus` CUs after the launch overhead.
   void launch(uint32_t cus);
   void admit_retry();
@@ -98,6 +102,7 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
     bool computing = false;
     bool busy = false;
     bool computed = false;  // has started a phase (fill is over)
+    double flop_rate = 0;   // FLOP/s of the running phase, as told to the clock controller
     Tick started{};
     Tick waiting_since = Tick::max();  // ready to compute but data missing (memory stall)
   };
@@ -146,6 +151,8 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   MemStream& stores_;
   RemoteMemory& remote_;
   GemmHooks* hooks_;
+  ClockControl* clock_ = nullptr;
+  double phase_flops_ = 0;  // FLOPs of one full-tile phase (charged to the clock controller)
   SliceCache l2_;
   std::vector<Wg> wgs_;
   std::vector<uint8_t> ready_;  // per (wg, phase): slices arrived or booked (0..2)

@@ -59,6 +59,7 @@ void GemmKernel::add_cus(uint32_t cus) {
 
 void GemmKernel::begin(uint64_t) {
   start_ = now();
+  if (clock_ != nullptr) clock_->kernel_started();
   dispatch();
 }
 

@@ -107,7 +107,10 @@ void GemmKernel::store(uint32_t w) {
     remote_.post(r);
   }
   release(w);
-  if (--computing_left_ == 0) compute_done_ = now();
+  if (--computing_left_ == 0) {
+    compute_done_ = now();
+    if (clock_ != nullptr) clock_->kernel_ended();
+  }
   if (hooks_ != nullptr) hooks_->tile_computed(tile);
   dispatch();
 }

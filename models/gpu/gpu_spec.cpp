@@ -149,6 +149,9 @@ Params gpu_params() {
       .range(1, 1 << 20);
   p.required("cu_window", ParamKind::kBytes, "bytes in flight per collective CU").at_least(64);
   p.required("dma", ParamKind::kObject, "DMA engines (engines, bandwidth, setup, chunk, window)");
+  p.optional("power", ParamKind::kObject, nlohmann::json::object(),
+             "board power and its cap; the SM clock then follows a power controller (power.h); "
+             "absent: the clock stays at gpu.clock");
   return p;
 }
 
@@ -198,6 +201,7 @@ GpuSpec bind_gpu(const ConfigNode& node) {
   s.store_window = static_cast<uint32_t>(b.integer("store_window"));
   s.cu_window = b.bytes("cu_window");
   s.dma = bind_dma(b.node("dma"));
+  if (b.present("power")) s.power = bind_power(b.node("power"));
   return s;
 }
 

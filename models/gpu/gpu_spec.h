@@ -15,6 +15,7 @@
 
 #include "models/gpu/dma_engine.h"
 #include "models/gpu/gemm_plan.h"
+#include "models/gpu/power.h"
 #include "sim/config.h"
 #include "sim/params.h"
 #include "sim/units.h"
@@ -90,6 +91,7 @@ struct GpuSpec {
   // The GEMM grid and, when persistent, its tile schedule.
   GemmLaunch gemm_launch = GemmLaunch::kPerTile;
   PersistentSchedule persistent_schedule = PersistentSchedule::kStatic;
+  PowerSpec power;  // board power and clock control (disabled: the clock stays fixed)
 };
 
 // FLOP per CU per cycle of `precision` (0: the preset gives none; a GEMM of it is refused).

@@ -12,6 +12,7 @@
 #include "models/common/memory.h"
 #include "models/gpu/dma_engine.h"
 #include "models/gpu/gpu_spec.h"
+#include "models/gpu/power.h"
 #include "models/gpu/remote_memory.h"
 #include "sim/errors.h"
 
@@ -55,6 +56,7 @@ struct GpuNode {
   DmaEngines* dma = nullptr;
   CuPool* cus = nullptr;
   AddressAllocator* alloc = nullptr;
+  ClockControl* clock = nullptr;  // power controller (nullptr: fixed clock)
 };
 
 struct Machine {

@@ -7,9 +7,10 @@
 // l2_bandwidth (small tiles need more input bytes per FLOP). The cheapest wins; ties keep the
 // earlier candidate (presets list tiles largest first; smaller s first). HBM traffic is not
 // costed: the simulator runs the chosen plan with its real traffic, split-K's included.
-// Fixed mode returns the preset tile with s = 1. Only baseline plans are re-tiled: T3's fused
-// plans keep the preset tile, because its tracker counts one contribution per tile and GPU, which
-// split-K partials would break (t3-paper.md §7.7).
+// Fixed mode returns the preset tile with s = 1. Only baseline plans are re-tiled at launch; T3's
+// fused plans take their tile when planned (models/t3/fused_tile.h: these candidates at s = 1,
+// because its tracker counts one contribution per tile and GPU, which split-K partials would
+// break, t3-paper.md §7.7).
 #pragma once
 
 #include <cstdint>

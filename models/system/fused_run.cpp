@@ -1,7 +1,8 @@
 // The fused GEMM-RS modes (t3, t3-mca, t3-direct; t3-paper.md §3): every GPU's GEMM stores its
 // output as UPDATEs routed by the T3 plan (models/t3), a tracker per GPU counts them and fires
-// the pre-programmed DMA UPDATEs; the mode's row picks ring or direct and the HBM policy of the
-// fused phase. The all-gather (not fused) follows when spec.include_ag.
+// the pre-programmed DMA UPDATEs; the mode's row picks ring or direct (the system's t3 settings the
+// rings, or direct on a full mesh: fused_rings.h), the GEMM library its tile (fused_tile.h) and the
+// HBM policy of the fused phase. The all-gather (not fused) follows when spec.include_ag.
 #include "models/system/mode_runners.h"
 
 #include <algorithm>
@@ -12,8 +13,10 @@
 
 #include "models/common/mirror.h"
 #include "models/system/collective_launch.h"
+#include "models/system/fused_rings.h"
 #include "models/system/scenario.h"
 #include "models/t3/fused_plan.h"
+#include "models/t3/fused_tile.h"
 #include "models/tracker/tracker.h"
 #include "sim/errors.h"
 
@@ -88,24 +91,26 @@ SublayerResult run_fused(const ModeRun& run) {
   t3::FusedInput in;
   in.shape = s.shape;
   in.elem_bytes = s.elem_bytes;
-  in.tile_n = sc.spec().tile_n;
-  in.tile_m = sc.spec().tile_m;
-  if (!t3::splittable(s.shape, in.tile_m, in.tile_n, static_cast<uint32_t>(n))) {
-    in.tile_m = t3::chunk_compatible_tile_m(s.shape.m, static_cast<uint32_t>(n), in.tile_m);
-  }
   in.group_m = sc.spec().group_m;
-  const bool forward = sc.system().t3().rs_forward;  // position i sends to position i-1
-  for (int i = 0; i < n; ++i) {
-    const int g = forward ? (n - i) % n : i;
-    in.ring.push_back(g);
+  const FusedRoute route = fused_route(sc.system(), mode.fused_rs == RsFusion::kRing);
+  in.ring = route.rings.front();  // GPU 0 first: folded runs simulate its position
+  in.extra_rings.assign(route.rings.begin() + 1, route.rings.end());
+  in.weights = route.weights;
+  const bool direct = mode.fused_rs == RsFusion::kDirect || route.direct;
+  const uint32_t capacity = sc.system().t3().tracker_entries;
+  const uint32_t slots = sc.spec().cus * sc.spec().wgs_per_cu;
+  const gpu::TileShape tile = t3::fused_tile(sc.spec(), s.shape, s.elem_bytes, sc.spec().cus,
+                                             static_cast<uint32_t>(n), direct ? capacity : 0);
+  in.tile_m = tile.m;
+  in.tile_n = tile.n;
+  for (const int g : in.ring) {
     in.a_addr.push_back(sc.buffers(g).a);
     in.b_addr.push_back(sc.buffers(g).b);
     in.out_addr.push_back(sc.buffers(g).c);
   }
   const int active = sc.active();
-  auto plans = t3::build_fused_rs(
-      in, mode.fused_rs == RsFusion::kDirect ? t3::FusedKind::kDirect : t3::FusedKind::kRing,
-      static_cast<uint32_t>(active));
+  auto plans = t3::build_fused_rs(in, direct ? t3::FusedKind::kDirect : t3::FusedKind::kRing,
+                                  static_cast<uint32_t>(active));
   std::unique_ptr<common::MirrorMap> mirror;
   if (sc.folded()) {
     mirror = t3::make_mirror(in);
@@ -130,7 +135,6 @@ SublayerResult run_fused(const ModeRun& run) {
     }
   });
   Join gemm_join(active, nullptr);
-  const uint32_t capacity = sc.system().t3().tracker_entries;
   std::vector<std::unique_ptr<tracker::Tracker>> trackers;
   std::vector<std::unique_ptr<FusedHooks>> hooks;
   if (!mode.policy.empty()) {
@@ -139,9 +143,9 @@ SublayerResult run_fused(const ModeRun& run) {
   for (auto& plan : plans) {  // one per ring position; the position's GPU is plan.gpu
     const int g = plan.gpu;
     trackers.push_back(std::make_unique<tracker::Tracker>(
-        sc.sim(), &sc.system().machine_component(g), "tracker", g, capacity,
-        sc.spec().cus * sc.spec().wgs_per_cu, plan.gemm.tiles(),
-        *sc.machine().gpus[static_cast<size_t>(g)].dma, *sc.machine().remote, &control));
+        sc.sim(), &sc.system().machine_component(g), "tracker", g, capacity, slots,
+        plan.gemm.tiles(), *sc.machine().gpus[static_cast<size_t>(g)].dma, *sc.machine().remote,
+        &control));
     for (const auto& [tile, prog] : plan.programs) trackers.back()->program(tile, prog);
     sc.system().hbm(g).set_update_observer(trackers.back().get());
     sc.machine().remote->set_gate(g, trackers.back().get());

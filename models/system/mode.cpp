@@ -18,8 +18,10 @@ constexpr std::array<ModeSpec, 8> kModes{{
      false, RsFusion::kNone, "", &run_composed, &compose_ideal_cu, Piece::kRsCu},
     {Mode::kIdealNmc, "ideal-nmc", "as ideal with an NMC (DMA + UPDATE) reduce-scatter", false,
      RsFusion::kNone, "", &run_composed, &compose_ideal_nmc, Piece::kRsNmc},
-    {Mode::kT3, "t3", "fused GEMM-RS: tracker, triggered DMA and NMC on the ring; then AG", true,
-     RsFusion::kRing, "", &run_fused, nullptr, Piece::kRsCu},
+    {Mode::kT3, "t3",
+     "fused GEMM-RS: tracker, triggered DMA and NMC on the ring (the planner's rings; direct "
+     "UPDATEs on a full mesh); then AG",
+     true, RsFusion::kRing, "", &run_fused, nullptr, Piece::kRsCu},
     {Mode::kT3Mca, "t3-mca", "t3 with MCA memory-controller arbitration during the fused GEMM-RS",
      true, RsFusion::kRing, "mca", &run_fused, nullptr, Piece::kRsCu},
     {Mode::kCuSplit, "cu-split", "GEMM and the all-reduce kernel concurrently, AR on ar_cus CUs",

@@ -35,8 +35,12 @@ constexpr std::array<ModeNote, 8> kNotes{{
      "schedule: on GPU g, stage s computes chunk (g + s - 1) mod N. Its output tiles go out as "
      "NMC UPDATEs into the next GPU's memory around the ring. The tracker at each memory "
      "controller counts the updates per tile and fires a pre-programmed DMA when a tile is "
-     "complete. The controllers arbitrate FR-FCFS, and the all-gather runs afterwards. Simulated "
-     "as one run, with every contention.",
+     "complete. The controllers arbitrate FR-FCFS, and the all-gather runs afterwards. Where the "
+     "collective planner finds several rings (both directions of a ring, a cube mesh, a torus), "
+     "each carries a share of every chunk; on a full mesh (MI300X) every tile goes straight to "
+     "its chunk's owner, as in t3-direct (the system's t3.rs_direction picks; the paper's "
+     "machine keeps one ring). The GEMM takes the library's tile for its shape, without split-K. "
+     "Simulated as one run, with every contention.",
      "Neither bound: a realistic point. Expect sequential >= t3, and t3 close to ideal-nmc when "
      "contention is low."},
     {"t3-mca",

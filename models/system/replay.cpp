@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "models/system/gemm_limits.h"
+#include "models/system/replay_p2p.h"
 #include "models/system/replay_sims.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
@@ -17,6 +18,7 @@ namespace {
 using replay_detail::elem_bytes;
 using replay_detail::gemm_shape;
 using replay_detail::output_bytes;
+using replay_detail::peer_reachable;
 using replay_detail::precision_of;
 using replay_detail::Simulations;
 using workload::Op;
@@ -118,13 +120,15 @@ std::vector<int> find_pairs(const Trace& t, const Graph& g, uint64_t gpus) {
 
 // Units (single ops or fused pairs, led by the lower index) in an order that respects preds.
 std::vector<int> schedule_order(const Trace& t, const Graph& g, const std::vector<int>& partner,
-                                const std::string& file) {
+                                const std::vector<int>& match, const std::string& file) {
   const size_t n = t.ops.size();
   auto unit = [&](int i) { return at(partner, i) < 0 ? i : std::min(i, at(partner, i)); };
   std::vector<int> waiting(n, 0);
   std::vector<std::vector<int>> next(n);
   for (size_t i = 0; i < n; ++i) {
-    for (int p : g.preds[i]) {
+    std::vector<int> before = g.preds[i];
+    if (match[i] >= 0) before.push_back(match[i]);  // a recv is placed after its send
+    for (int p : before) {
       const int from = unit(p), to = unit(static_cast<int>(i));
       if (from == to) continue;
       at(next, from).push_back(to);
@@ -192,6 +196,7 @@ void check_gemms(const Trace& t, const ConfigDoc& doc, const std::string& file) 
 }
 
 std::string model_of(OpKind kind) {
+  if (workload::is_point_to_point(kind)) return "p2p";
   return workload::is_collective(kind) ? "collective" : std::string(workload::to_string(kind));
 }
 
@@ -208,9 +213,16 @@ ReplayOp describe(const Op& op, double start_us, double duration_us, std::string
   return r;
 }
 
-// Starts unit `u` after its preds and fills in its op(s).
-void place(const Trace& t, const Graph& g, const std::vector<int>& partner, int u,
-           Simulations& sims, std::vector<ReplayOp>& out) {
+// A send or recv to a peer the library cannot reach as one send/recv pattern (replay_sims.h):
+// kept at its measured time (else 0) and counted as communication not simulated.
+bool unsimulated(const Op& op, int gpus) {
+  return workload::is_point_to_point(op.kind) && !peer_reachable(op.peer, gpus);
+}
+
+// Starts unit `u` after its preds and fills in its op(s); a matched recv ends when its send has.
+void place(const Trace& t, const Graph& g, const std::vector<int>& partner,
+           const std::vector<int>& match, int gpus, int u, Simulations& sims,
+           std::vector<ReplayOp>& out) {
   const int other = at(partner, u);
   double start = 0;
   for (int member : {u, other}) {
@@ -233,7 +245,39 @@ void place(const Trace& t, const Graph& g, const std::vector<int>& partner, int 
     at(out, ai).fused_with = gemm.id;
     return;
   }
+  if (unsimulated(op, gpus)) {
+    at(out, u) = describe(op, start, op.measured_us.value_or(0), "not simulated");
+    return;
+  }
+  const int send = at(match, u);
+  if (send >= 0) {
+    const double arrival = at(out, send).end_us();
+    at(out, u) = describe(op, start, std::max(0.0, arrival - start),
+                          "p2p (data of " + at(t.ops, send).id + ")");
+    return;
+  }
   at(out, u) = describe(op, start, sims.single(op), model_of(op.kind));
+}
+
+// The communication totals: the time any communication op runs, and what was not simulated.
+void add_communication(const Trace& t, int gpus, ReplayResult& r) {
+  std::vector<std::pair<double, double>> spans;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    if (!workload::is_collective(t.ops[i].kind)) continue;
+    ++r.comm_ops;
+    if (unsimulated(t.ops[i], gpus)) {
+      ++r.unsimulated_comm_ops;
+      r.unsimulated_comm_us += r.ops[i].duration_us;
+    } else if (r.ops[i].duration_us > 0) {
+      spans.emplace_back(r.ops[i].start_us, r.ops[i].end_us());
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  double covered_to = 0;
+  for (const auto& [begin, end] : spans) {
+    r.comm_us += std::max(0.0, end - std::max(begin, covered_to));
+    covered_to = std::max(covered_to, end);
+  }
 }
 
 }  // namespace
@@ -250,12 +294,13 @@ ReplayResult replay_trace(const ConfigDoc& doc, const Trace& trace, const std::s
   check_gemms(trace, doc, file);
   const Graph g = build_graph(trace);
   const auto partner = find_pairs(trace, g, static_cast<uint64_t>(r.gpus));
-  const auto order = schedule_order(trace, g, partner, file);
+  const auto match = replay_detail::match_sends(trace, g.succs, partner);
+  const auto order = schedule_order(trace, g, partner, match, file);
   Simulations sims(doc, options, r.gpus);
   r.ops.resize(trace.ops.size());
   size_t placed = 0;
   for (int u : order) {
-    place(trace, g, partner, u, sims, r.ops);
+    place(trace, g, partner, match, r.gpus, u, sims, r.ops);
     if (options.progress) options.progress(++placed, order.size());
   }
   if (options.mode != Mode::kSequential &&
@@ -268,6 +313,19 @@ ReplayResult replay_trace(const ConfigDoc& doc, const Trace& trace, const std::s
   for (const auto& op : r.ops) {
     r.total_us = std::max(r.total_us, op.end_us());
     r.idle_us += op.idle_us;
+  }
+  add_communication(trace, r.gpus, r);
+  if (options.strict && r.unsimulated_comm_ops > 0) {
+    const auto it = std::find_if(trace.ops.begin(), trace.ops.end(),
+                                 [&](const Op& op) { return unsimulated(op, r.gpus); });
+    const auto i = static_cast<size_t>(it - trace.ops.begin());
+    throw ConfigError(file, "/ops/" + std::to_string(i) + "/peer",
+                      "op '" + it->id + "': a " + std::string(workload::to_string(it->kind)) +
+                          " to peer offset " + std::to_string(it->peer) + " of " +
+                          std::to_string(r.gpus) +
+                          " ranks is not simulated (the library's send/recv needs an offset "
+                          "coprime with the group); drop --strict to keep it at its measured "
+                          "time");
   }
   r.simulations = sims.runs;
   r.memo_hits = sims.hits;
@@ -301,6 +359,10 @@ nlohmann::ordered_json to_json(const ReplayResult& r) {
   out["simulations"] = r.simulations;
   out["memo_hits"] = r.memo_hits;
   out["wall_s"] = r.wall_s;
+  out["comm_us"] = r.comm_us;
+  out["comm_ops"] = r.comm_ops;
+  out["unsimulated_comm_ops"] = r.unsimulated_comm_ops;
+  out["unsimulated_comm_us"] = r.unsimulated_comm_us;
   out["warnings"] = r.warnings;
   return out;
 }

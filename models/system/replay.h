@@ -24,6 +24,7 @@ struct ReplayOptions {
   Mode mode = Mode::kSequential;  // how fused GEMM + all-reduce pairs execute
   uint32_t ar_cus = 16;           // cu-split: CUs given to the all-reduce kernel
   uint32_t decompose_chunks = 4;  // decomposed: GEMM chunks
+  bool strict = false;            // a communication op that cannot be simulated is an error
   // Called after each op is placed (done, total), for a progress line; may be empty.
   std::function<void(size_t, size_t)> progress{};
 };
@@ -52,6 +53,10 @@ struct ReplayResult {
   uint64_t memo_hits = 0;    // ops (or pairs) that reused an identical simulation
   double wall_s = 0;
   std::vector<std::string> warnings;  // e.g. a fusing mode that fused nothing
+  double comm_us = 0;                 // time during which some communication op runs
+  uint64_t comm_ops = 0;              // collectives, sends and recvs
+  uint64_t unsimulated_comm_ops = 0;  // of them, kept at their measured time (else 0)
+  double unsimulated_comm_us = 0;
 };
 
 // Replays `trace` on the system of `system_doc`; `file` labels errors.
@@ -64,7 +69,12 @@ struct ReplayResult {
 //    the preset lacks is a ConfigError naming the op;
 //  - all_reduce / reduce_scatter / all_gather: the ring collective alone (run_collective) over
 //    `bytes` of the op's dtype (default FP16), rounded up to whole elements per rank (< element x
-//    GPUs bytes);
+//    GPUs bytes); broadcast / reduce (from `root`) / all_to_all: the collectives library's choice
+//    as in `t3sim nccl-tests` (library_collective.h), same rounding;
+//  - send / recv: the library's send/recv with every rank sending `bytes` to rank + peer
+//    (replay_p2p.h matches each recv with a send; a matched recv ends when its send has). A peer
+//    offset that is not coprime with the group is not simulated: kept at its measured time (else
+//    0) and counted in unsimulated_comm_*, or a ConfigError with options.strict;
 //  - memory: `bytes` split evenly into reads and writes streamed through GPU 0's HBM with the GPU's
 //    load/store windows (exact up to 1 GiB; larger ops are scaled linearly from a 1 GiB run);
 //  - fixed: its duration_us, exactly.
@@ -89,7 +99,8 @@ ReplayResult replay_trace(const ConfigDoc& system_doc, const workload::Trace& tr
 
 // {"ops": [{"id", "kind", "stream", "start_us", "duration_us", "end_us", "model",
 // "fused_with"?, "measured_us"?, "idle_us"?}...], "total_us", "idle_us", "mode", "system", "gpus",
-// "simulations", "memo_hits", "wall_s", "warnings"}.
+// "simulations", "memo_hits", "wall_s", "comm_us", "comm_ops", "unsimulated_comm_ops",
+// "unsimulated_comm_us", "warnings"}.
 nlohmann::ordered_json to_json(const ReplayResult& result);
 
 }  // namespace t3sim::system

@@ -1,7 +1,10 @@
 #include "models/system/replay_sims.h"
 
 #include <algorithm>
+#include <numeric>
 
+#include "models/collectives/kinds.h"
+#include "models/system/library_collective.h"
 #include "models/system/scenario.h"
 #include "models/system/sublayer.h"
 
@@ -108,18 +111,72 @@ Simulations::Times Simulations::fused(const Op& gemm, OpKind collective) {
 }
 
 Simulations::Times Simulations::collective(const Op& op) {
+  const std::optional<collectives::Kind> kind = library_kind(op.kind);
   const uint64_t e = elem_bytes(op);
-  const uint64_t unit = op.kind == OpKind::kAllReduce ? e : e * gpus_;
+  const bool split = kind && collectives::kind_spec(*kind).split_by_rank;
+  const uint64_t unit = split ? e * gpus_ : e;
   const uint64_t bytes = (static_cast<uint64_t>(op.bytes) + unit - 1) / unit * unit;
-  return memo({2 + static_cast<int>(op.kind), bytes, e, 0, 0, 0}, [&] {
-    CollectiveJob job;
-    job.op = op.kind == OpKind::kAllReduce       ? CollOp::kAllReduce
-             : op.kind == OpKind::kReduceScatter ? CollOp::kReduceScatter
-                                                 : CollOp::kAllGather;
-    job.bytes = bytes;
-    job.elem_bytes = static_cast<uint32_t>(e);
-    return Times{run_collective(doc_, job).total_us, 0};
-  });
+  const bool ring_runner = op.kind == OpKind::kAllReduce || op.kind == OpKind::kReduceScatter ||
+                           op.kind == OpKind::kAllGather;
+  if (ring_runner) {  // the sublayer runner's ring collective, as the fused modes run it
+    return memo({2 + static_cast<int>(op.kind), bytes, e, 0, 0, 0}, [&] {
+      CollectiveJob job;
+      job.op = op.kind == OpKind::kAllReduce       ? CollOp::kAllReduce
+               : op.kind == OpKind::kReduceScatter ? CollOp::kReduceScatter
+                                                   : CollOp::kAllGather;
+      job.bytes = bytes;
+      job.elem_bytes = static_cast<uint32_t>(e);
+      return Times{run_collective(doc_, job).total_us, 0};
+    });
+  }
+  const int root = workload::is_rooted(op.kind) ? op.root : 0;
+  // Every rank sends to rank + peer; a recv's peer is its sender, so the ranks send to - peer.
+  const int n = static_cast<int>(gpus_);
+  const int peer = op.kind == OpKind::kSend   ? op.peer
+                   : op.kind == OpKind::kRecv ? (n - op.peer % n) % n
+                                              : 0;
+  return memo({20 + static_cast<int>(*kind), bytes, e, static_cast<uint64_t>(root),
+               static_cast<uint64_t>(peer), 0},
+              [&] {
+                collectives::CollectiveSpec spec;
+                spec.kind = *kind;
+                spec.bytes = bytes;
+                spec.elem_bytes = static_cast<uint32_t>(e);
+                spec.root = root;
+                spec.group = peer_group(peer);
+                return Times{run_library_collective(doc_, spec), 0};
+              });
+}
+
+std::optional<collectives::Kind> library_kind(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAllReduce:
+      return collectives::Kind::kAllReduce;
+    case OpKind::kReduceScatter:
+      return collectives::Kind::kReduceScatter;
+    case OpKind::kAllGather:
+      return collectives::Kind::kAllGather;
+    case OpKind::kBroadcast:
+      return collectives::Kind::kBroadcast;
+    case OpKind::kReduce:
+      return collectives::Kind::kReduce;
+    case OpKind::kAllToAll:
+      return collectives::Kind::kAllToAll;
+    case OpKind::kSend:
+    case OpKind::kRecv:
+      return collectives::Kind::kSendRecv;
+    default:
+      return std::nullopt;
+  }
+}
+
+bool peer_reachable(int peer, int gpus) { return std::gcd(peer, gpus) == 1; }
+
+std::vector<int> Simulations::peer_group(int peer) const {
+  const int n = static_cast<int>(gpus_);
+  std::vector<int> group;
+  for (int r = 0, g = 0; r < n; ++r, g = (g + std::max(peer, 1)) % n) group.push_back(g);
+  return group;
 }
 
 Simulations::Times Simulations::memory(const Op& op) {

@@ -6,8 +6,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <tuple>
+#include <vector>
 
+#include "models/collectives/library.h"
 #include "models/gpu/gemm_plan.h"
 #include "models/system/replay.h"
 
@@ -19,6 +22,11 @@ gpu::Precision precision_of(const workload::Op& op);
 // A batched GEMM runs as `batch` products in one kernel (see replay.h).
 gpu::GemmShape gemm_shape(const workload::Op& op);
 uint64_t output_bytes(const workload::Op& gemm);
+// The collectives library's kind for a communication op (send and recv: send/recv).
+std::optional<collectives::Kind> library_kind(workload::OpKind kind);
+// Whether every rank sending to rank + peer forms one cycle over `gpus` ranks (gcd 1), the
+// library's send/recv pattern over a reordered group; other peers are not simulated.
+bool peer_reachable(int peer, int gpus);
 
 class Simulations {
  public:
@@ -32,6 +40,10 @@ class Simulations {
   Times gemm(const workload::Op& op);
   // A GEMM fused with the all-reduce (or, sequence-parallel, the reduce-scatter) of its output.
   Times fused(const workload::Op& gemm, workload::OpKind collective);
+  // A communication op through the collectives library: all-reduce, reduce-scatter and all-gather
+  // as the sublayer runner's ring (run_collective), the other kinds as `t3sim nccl-tests` runs
+  // them; send/recv as the library's send/recv with every rank sending to rank + peer
+  // (peer_reachable() must hold).
   Times collective(const workload::Op& op);
   Times memory(const workload::Op& op);
   // The duration of an op that runs on its own.
@@ -40,6 +52,8 @@ class Simulations {
   uint64_t hits = 0;
 
  private:
+  // The GPUs in the order in which each sends to the next: 0, peer, 2 peer, ... (mod GPUs).
+  std::vector<int> peer_group(int peer) const;
   using Key = std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>;
   template <class F>
   Times memo(const Key& key, F run) {

@@ -76,6 +76,7 @@ gpu::GemmKernel& Scenario::launch_gemm(int g, gpu::GemmPlan plan, uint32_t cus,
   kernels_.push_back(std::make_unique<gpu::GemmKernel>(
       sim_, &system_->machine_component(g), "gemm" + std::to_string(kernels_.size()), g, spec(),
       std::move(plan), *reads_[gi], *stores_[gi], *machine().remote, hooks));
+  kernels_.back()->set_clock(machine().gpus[gi].clock);
   kernels_.back()->launch(cus);
   return *kernels_.back();
 }

@@ -127,8 +127,22 @@ System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus, BuildFor 
                                                     spec_.read_window, static_cast<uint16_t>(g));
     pg.dma = std::make_unique<gpu::DmaEngines>(sim, pg.node.get(), "dma", g, spec_.dma,
                                                *pg.dma_reads, *remote_);
+    if (spec_.power.enabled) {
+      hbm::Hbm* h = pg.hbm.get();
+      gpu::CuPool* pool = pg.cus.get();
+      pg.clock = std::make_unique<gpu::ClockControl>(
+          sim, pg.node.get(), "power", spec_.power, spec_.clock, spec_.flops_per_cu_cycle,
+          [h] {
+            uint64_t total = 0;
+            for (size_t c = 0; c < common::kNumTrafficClasses; ++c) {
+              total += h->bytes(static_cast<common::TrafficClass>(c));
+            }
+            return total;
+          },
+          [pool] { return pool->total() - pool->available(); });
+    }
     machine_.gpus.push_back(
-        gpu::GpuNode{g, &spec_, mem, pg.dma.get(), pg.cus.get(), pg.alloc.get()});
+        gpu::GpuNode{g, &spec_, mem, pg.dma.get(), pg.cus.get(), pg.alloc.get(), pg.clock.get()});
   }
 }
 

@@ -73,6 +73,7 @@ class System : public Component {
     std::unique_ptr<gpu::DmaEngines> dma;
     std::unique_ptr<gpu::CuPool> cus;
     std::unique_ptr<gpu::AddressAllocator> alloc;
+    std::unique_ptr<gpu::ClockControl> clock;  // nullptr: the preset has no power model
   };
   BoundParams bound_;
   std::string name_;

@@ -113,6 +113,109 @@ gpu::GemmPlan base_plan(const FusedInput& in, const Layout& l, size_t pos) {
   return p;
 }
 
+// The rings of a ring plan (`ring`, then `extra_rings`; a direct plan has `ring` alone): each
+// GPU's position in each, and the share of every chunk's tiles each ring reduces.
+class Rings {
+ public:
+  Rings(const FusedInput& in, FusedKind kind, uint32_t chunk_tiles) {
+    rings_.push_back(&in.ring);
+    if (kind == FusedKind::kRing) {
+      for (const auto& r : in.extra_rings) rings_.push_back(&r);
+    }
+    int top = 0;
+    for (const int g : in.ring) top = std::max(top, g);
+    const auto n = static_cast<uint32_t>(in.ring.size());
+    for (const auto* r : rings_) {
+      std::vector<uint32_t> pos(static_cast<size_t>(top) + 1, n);
+      for (uint32_t p = 0; p < r->size(); ++p) {
+        const int g = (*r)[p];
+        if (r->size() != n || g < 0 || g > top || pos[static_cast<size_t>(g)] != n) {
+          throw ModelError("t3", "every fused reduce-scatter ring must order the same GPUs");
+        }
+        pos[static_cast<size_t>(g)] = p;
+      }
+      pos_.push_back(std::move(pos));
+    }
+    std::vector<uint64_t> w(rings_.size(), 1);
+    if (kind == FusedKind::kRing && !in.weights.empty()) {
+      if (in.weights.size() != rings_.size()) {
+        throw ModelError("t3", "one weight per fused reduce-scatter ring");
+      }
+      for (size_t r = 0; r < w.size(); ++r) w[r] = std::max<uint32_t>(1, in.weights[r]);
+    }
+    uint64_t total = 0, acc = 0;
+    for (const uint64_t x : w) total += x;
+    for (const uint64_t x : w) {
+      first_.push_back(static_cast<uint32_t>(acc * chunk_tiles / total));
+      acc += x;
+    }
+    first_.push_back(chunk_tiles);
+  }
+  uint32_t count() const { return static_cast<uint32_t>(rings_.size()); }
+  const std::vector<int>& ring(uint32_t r) const { return *rings_[r]; }
+  uint32_t position(uint32_t r, int gpu) const { return pos_[r][static_cast<size_t>(gpu)]; }
+  // Ring position 0 indexes the per-GPU addresses.
+  size_t address_index(int gpu) const { return position(0, gpu); }
+  // The chunk whose reduction completes on `gpu`: on the first ring, position i owns chunk i-1.
+  uint32_t owned_chunk(int gpu) const {
+    const auto n = static_cast<uint32_t>(rings_[0]->size());
+    return (position(0, gpu) + n - 1) % n;
+  }
+  // Ring r reduces tiles [first(r), first(r + 1)) of every chunk's tile list.
+  uint32_t first(uint32_t r) const { return first_[r]; }
+
+ private:
+  std::vector<const std::vector<int>*> rings_;
+  std::vector<std::vector<uint32_t>> pos_;  // [ring][GPU id] -> position
+  std::vector<uint32_t> first_;
+};
+
+// Where one stage's tiles of one ring go, as seen from the GPU computing them.
+struct TileTarget {
+  FusedKind kind;
+  uint32_t stage;  // 1..n
+  uint32_t n;
+  bool own;   // direct: the tile's chunk is this GPU's
+  int prev;   // ring: the GPU this one sends its partial sums to
+  int owner;  // direct: the GPU that owns the tile's chunk
+};
+
+// Appends tile t to the GEMM order with its store and (when tracked) its tracker program.
+void plan_tile(const FusedInput& in, const Layout& l, const Rings& rings, const TileTarget& tt,
+               uint32_t t, GpuFusedPlan& gp) {
+  gp.gemm.order.push_back(t);
+  const uint64_t local = in.out_addr[rings.address_index(gp.gpu)] + l.offset[t];
+  gpu::TileStore st{gp.gpu, local, MemCmd::kUpdate, TrafficClass::kGemmUpdate, t, false};
+  tracker::TileProgram prog;
+  prog.tile_bytes = l.proto.tile_bytes(t);
+  const bool ring = tt.kind == FusedKind::kRing;
+  const bool ring_first = ring && tt.stage == 1 && tt.n > 1;
+  if (ring_first || (!ring && !tt.own)) {
+    st.dst_gpu = ring_first ? tt.prev : tt.owner;
+    st.addr = in.out_addr[rings.address_index(st.dst_gpu)] + l.offset[t];
+  } else {
+    prog.threshold_updates = ring ? (tt.n > 1 ? 2 : 1) : tt.n;
+    if (ring && tt.stage < tt.n) {
+      prog.has_dma = true;
+      prog.dma = gpu::DmaDescriptor{local,
+                                    tt.prev,
+                                    in.out_addr[rings.address_index(tt.prev)] + l.offset[t],
+                                    prog.tile_bytes,
+                                    MemCmd::kUpdate,
+                                    TrafficClass::kRsRead,
+                                    TrafficClass::kRsUpdate,
+                                    t,
+                                    1,
+                                    nullptr,
+                                    0};
+    } else {
+      gp.owned_tiles.push_back(t);
+    }
+    gp.programs.emplace_back(t, prog);
+  }
+  gp.gemm.stores[t] = st;
+}
+
 }  // namespace
 
 bool splittable(const gpu::GemmShape& shape, uint32_t tile_m, uint32_t tile_n, uint32_t n) {
@@ -143,49 +246,24 @@ uint32_t chunk_compatible_tile_m(uint64_t m, uint32_t n, uint32_t preferred) {
 std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind, uint32_t positions) {
   const auto n = static_cast<uint32_t>(in.ring.size());
   const Layout l = make_layout(in, n);
+  const Rings rings(in, kind, static_cast<uint32_t>(l.chunks[0].size()));
   std::vector<GpuFusedPlan> out(positions == 0 ? n : std::min(positions, n));
   for (uint32_t i = 0; i < out.size(); ++i) {
     GpuFusedPlan& gp = out[i];
     gp.gpu = in.ring[i];
     gp.gemm = base_plan(in, l, i);
-    const uint32_t prev = (i + n - 1) % n;
     for (uint32_t s = 1; s <= n; ++s) {
-      const uint32_t chunk = kind == FusedKind::kRing ? (i + s - 1) % n : (i + s) % n;
-      const uint32_t owner = kind == FusedKind::kRing ? (chunk + 1) % n : chunk;
-      for (uint32_t t : l.chunks[chunk]) {
-        gp.gemm.order.push_back(t);
-        gpu::TileStore st{
-            gp.gpu, in.out_addr[i] + l.offset[t], MemCmd::kUpdate, TrafficClass::kGemmUpdate, t,
-            false};
-        tracker::TileProgram prog;
-        prog.tile_bytes = l.proto.tile_bytes(t);
-        const bool ring_first = kind == FusedKind::kRing && s == 1 && n > 1;
-        const bool direct_remote = kind == FusedKind::kDirect && owner != i;
-        if (ring_first || direct_remote) {
-          const uint32_t dst = ring_first ? prev : owner;
-          st.dst_gpu = in.ring[dst];
-          st.addr = in.out_addr[dst] + l.offset[t];
-        } else {
-          prog.threshold_updates = kind == FusedKind::kRing ? (n > 1 ? 2 : 1) : n;
-          if (kind == FusedKind::kRing && s < n) {
-            prog.has_dma = true;
-            prog.dma = gpu::DmaDescriptor{in.out_addr[i] + l.offset[t],
-                                          in.ring[prev],
-                                          in.out_addr[prev] + l.offset[t],
-                                          prog.tile_bytes,
-                                          MemCmd::kUpdate,
-                                          TrafficClass::kRsRead,
-                                          TrafficClass::kRsUpdate,
-                                          t,
-                                          1,
-                                          nullptr,
-                                          0};
-          } else {
-            gp.owned_tiles.push_back(t);
-          }
-          gp.programs.emplace_back(t, prog);
+      for (uint32_t r = 0; r < rings.count(); ++r) {
+        const std::vector<int>& ring = rings.ring(r);
+        const uint32_t p = rings.position(r, gp.gpu);
+        // Ring: the chunk owned by the GPU s positions on (t3-paper.md §3.8); direct: own last.
+        const uint32_t chunk =
+            kind == FusedKind::kRing ? rings.owned_chunk(ring[(p + s) % n]) : (i + s) % n;
+        const TileTarget target{kind, s, n, chunk == i, ring[(p + n - 1) % n], in.ring[chunk]};
+        const std::vector<uint32_t>& tiles = l.chunks[chunk];
+        for (uint32_t j = rings.first(r); j < rings.first(r + 1); ++j) {
+          plan_tile(in, l, rings, target, tiles[j], gp);
         }
-        gp.gemm.stores[t] = st;
       }
     }
   }
@@ -193,6 +271,7 @@ std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind, u
 }
 
 std::unique_ptr<common::MirrorMap> make_mirror(const FusedInput& in) {
+  if (!in.extra_rings.empty()) throw common::FoldError("a multi-ring fused reduce-scatter");
   for (size_t i = 0; i < in.ring.size(); ++i) {
     if (in.ring[i] != static_cast<int>(i)) throw common::FoldError("ring not in GPU order");
   }

@@ -5,11 +5,16 @@
 // Ring (t3-paper.md §3.8): GPU at ring position i computes chunk (i + s - 1) mod N in stage s;
 // stage 1 stores are remote UPDATEs to position i-1; stages 2..N-1 are local UPDATEs whose tracker
 // entry (threshold 2: local + incoming) fires a DMA UPDATE of the partial sum to position i-1;
-// stage N completes the reduction locally. Direct (paper §7.1): each tile is UPDATEd straight into
-// its chunk owner's memory; the owner's entry expects N updates; each GPU computes its own chunk
-// last. Chunks are equal r x c blocks of the tile grid (r * c = N); the library picks the block
-// shape that minimises the input each chunk streams, so staggering chunk by chunk keeps the GEMM's
-// L2 reuse (a row-only split re-reads all of B once per chunk). Each chunk is contiguous in memory.
+// stage N completes the reduction locally. Multi-ring (a mesh's disjoint rings, as the collective
+// planner finds them): every chunk's tiles are dealt to the rings in proportion to their weights,
+// and each ring runs the schedule above on its share, a GPU computing in stage s the share of the
+// chunk owned by the GPU s positions on in that ring, so each chunk still completes at one owner
+// (position i of `ring` owns chunk i-1) and every link of the rings carries its part. Direct (paper
+// §7.1): each tile is UPDATEd straight into its chunk owner's memory; the owner's entry expects N
+// updates; each GPU computes its own chunk last. Chunks are equal r x c blocks of the tile grid (r
+// * c = N); the library picks the block shape that minimises the input each chunk streams, so
+// staggering chunk by chunk keeps the GEMM's L2 reuse (a row-only split re-reads all of B once per
+// chunk). Each chunk is contiguous in memory.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +37,11 @@ struct FusedInput {
   uint32_t tile_n = 128;
   uint32_t group_m = 8;
   std::vector<int> ring;  // GPU ids in ring order; position i sends to position i-1
-  std::vector<uint64_t> a_addr, b_addr, out_addr;  // per ring position
+  std::vector<uint64_t> a_addr, b_addr, out_addr;  // per position of `ring`
+  // Ring plans only: more rings over the same GPUs (each in `ring`'s convention) and one weight
+  // per ring, `ring` first (empty: equal shares).
+  std::vector<std::vector<int>> extra_rings;
+  std::vector<uint32_t> weights;
 };
 
 struct GpuFusedPlan {
@@ -47,8 +56,8 @@ std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind,
                                          uint32_t positions = 0);
 
 // Folded runs (models/common/mirror.h): an UPDATE of tile t (chunk c) in GPU d's output stands for
-// the same place of chunk c - d in GPU 0's output. Needs in.ring to be 0..N-1 in order
-// (common::FoldError otherwise); ring and direct plans rotate alike.
+// the same place of chunk c - d in GPU 0's output. Needs in.ring to be 0..N-1 in order and no
+// extra rings (common::FoldError otherwise); ring and direct plans rotate alike.
 std::unique_ptr<common::MirrorMap> make_mirror(const FusedInput& in);
 
 // True if the tile grid of `shape` with these tiles splits into `n` equal blocks.

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "models/workload/chakra_custom.h"
 #include "models/workload/chakra_nodes.h"
 #include "models/workload/chakra_stream.h"
 #include "sim/errors.h"
@@ -32,9 +33,10 @@ struct Dropped {
 };
 
 // The deps of node `i` as indices into the file's nodes: data deps, then control deps, each once.
+// `added[d] == i` marks node d as taken for node i (one pass per list, linear in the deps).
 std::vector<std::size_t> node_deps(const ChakraFile& f, std::size_t i,
                                    const std::unordered_map<std::uint64_t, std::size_t>& index,
-                                   Dropped& dropped) {
+                                   std::vector<std::size_t>& added, Dropped& dropped) {
   const ChakraProtoMsg::Node& node = f.nodes[i];
   std::vector<std::size_t> deps;
   const auto add = [&](const auto& list, std::string_view field) {
@@ -54,7 +56,10 @@ std::vector<std::size_t> node_deps(const ChakraFile& f, std::size_t i,
         }
         continue;
       }
-      if (std::find(deps.begin(), deps.end(), it->second) == deps.end()) deps.push_back(it->second);
+      if (added[it->second] != i) {
+        added[it->second] = i;
+        deps.push_back(it->second);
+      }
     }
   };
   add(node.data_deps(), "data_deps");
@@ -110,7 +115,8 @@ ChakraLauncher launcher_of(const ChakraFile& f, std::size_t i,
   return {};
 }
 
-Program convert_program(const ChakraFile& f, Dtype comm_dtype, Dropped& dropped) {
+Program convert_program(const ChakraFile& f, Dtype comm_dtype, const ChakraRanks& ranks,
+                        Dropped& dropped) {
   if (f.nodes.empty()) {
     throw ConfigError(f.file, "/records/1",
                       "the file has a GlobalMetadata record but no nodes; give a rank's ET");
@@ -125,10 +131,11 @@ Program convert_program(const ChakraFile& f, Dtype comm_dtype, Dropped& dropped)
   }
   std::vector<ChakraOp> made;
   std::vector<std::vector<std::size_t>> deps;
+  std::vector<std::size_t> added(f.nodes.size(), f.nodes.size());
   for (std::size_t i = 0; i < f.nodes.size(); ++i) {
     made.push_back(
-        convert_chakra_node(f.nodes[i], i, f.file, comm_dtype, launcher_of(f, i, index)));
-    deps.push_back(node_deps(f, i, index, dropped));
+        convert_chakra_node(f.nodes[i], i, f.file, comm_dtype, ranks, launcher_of(f, i, index)));
+    deps.push_back(node_deps(f, i, index, added, dropped));
   }
   Program p;
   p.version = f.metadata.version();
@@ -185,6 +192,44 @@ std::optional<int> rank_of(const std::filesystem::path& path) {
   return rank;
 }
 
+// Refuses a prefix whose rank files stop at `missing` (P.<missing>.et) while a later rank's file
+// P.<r>.et exists: the group would be cut short at the gap.
+void refuse_prefix_gap(const std::string& prefix, int missing) {
+  const std::filesystem::path p(prefix);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
+  const std::string base = p.filename().string();
+  std::optional<int> later;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::optional<int> r = rank_of(it->path());
+    const std::string stem = it->path().stem().string();
+    if (r && *r > missing && stem.size() > base.size() && stem.starts_with(base) &&
+        stem[base.size()] == '.' && (!later || *r < *later)) {
+      later = r;
+    }
+  }
+  if (!later) return;
+  throw ConfigError(fmt::format("{}.{}.et", prefix, missing), "",
+                    fmt::format("no such file, but {}.{}.et exists: the ranks of a prefix must be "
+                                "0..N-1 without a gap; add rank {}'s file, or move the files past "
+                                "the gap away",
+                                prefix, *later, missing));
+}
+
+// Refuses rank-numbered files given one by one whose ranks are not 0..N-1 (e.g. 0, 1, 3).
+void refuse_numbered_gap(const std::map<int, std::filesystem::path>& by_rank) {
+  int expected = 0;
+  for (const auto& [rank, path] : by_rank) {
+    if (rank != expected) {
+      throw ConfigError(path.string(), "",
+                        fmt::format("rank {}'s file is missing before this rank {} among the "
+                                    "numbered files given; give the files of ranks 0..N-1",
+                                    expected, rank));
+    }
+    ++expected;
+  }
+}
+
 void summarise(const Program& p, const ChakraImportOptions& options, ChakraSummary& s) {
   s.version = p.version;
   for (const ChakraOp& m : p.made) {
@@ -199,6 +244,33 @@ void summarise(const Program& p, const ChakraImportOptions& options, ChakraSumma
     }
     s.warn(m.unmodelled, m.detail, m.pointer, us);
   }
+}
+
+// A custom collective implementation imported as the one collective it implements.
+ChakraImport import_custom(const ChakraFile& f, const ChakraCustomCollective& c,
+                           const ChakraImportOptions& options, ChakraImport out) {
+  Op op;
+  op.kind = c.kind;
+  op.id = fmt::format("custom.{}", to_string(c.kind));
+  op.bytes = c.bytes;
+  op.dtype = options.comm_dtype;
+  op.stream = kCommStream;
+  op.name = fmt::format("custom collective '{}' ({} nodes)", c.algorithm, f.nodes.size());
+  ChakraSummary& s = out.summary;
+  s.version = f.metadata.version();
+  s.custom_collective = fmt::format(
+      "the file implements one {} of {} bytes in send/recv steps (ASTRA-sim custom collective "
+      "'{}'): imported as that collective, run by t3sim's collectives library; its {} nodes are "
+      "not replayed one by one",
+      to_string(c.kind), c.bytes, c.algorithm, f.nodes.size());
+  s.add(ChakraCategory::kCollective, 0);
+  out.trace.metadata.source = "chakra";
+  out.trace.metadata.tp = s.ranks;
+  out.trace.metadata.description = fmt::format("Chakra ET custom collective '{}', {} ranks ({})",
+                                               c.algorithm, s.ranks, s.imported_file);
+  out.trace.ops.push_back(std::move(op));
+  check_trace(out.trace, s.imported_file);
+  return out;
 }
 
 }  // namespace
@@ -216,7 +288,10 @@ std::vector<std::filesystem::path> chakra_rank_files(const std::vector<std::stri
     const std::size_t before = files.size();
     for (int r = 0; r < kMaxRanks; ++r) {
       const std::filesystem::path path = fmt::format("{}.{}.et", arg, r);
-      if (!std::filesystem::exists(path, ec)) break;
+      if (!std::filesystem::exists(path, ec)) {
+        refuse_prefix_gap(arg, r);
+        break;
+      }
       files.push_back(path);
     }
     if (files.size() == before) {
@@ -236,6 +311,7 @@ std::vector<std::filesystem::path> chakra_rank_files(const std::vector<std::stri
     const std::optional<int> r = rank_of(f);
     if (!r || !by_rank.emplace(*r, f).second) return files;  // unnumbered or repeated: as given
   }
+  if (by_rank.size() > 1) refuse_numbered_gap(by_rank);
   std::vector<std::filesystem::path> sorted;
   for (auto& [rank, path] : by_rank) sorted.push_back(std::move(path));
   return sorted;
@@ -262,9 +338,12 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
   s.imported_rank = chosen;
   s.imported_file = rank_files[chosen].string();
   const std::string bytes = read_chakra_bytes(rank_files[chosen]);
+  const ChakraFile parsed = parse_chakra_records(bytes, s.imported_file);
+  if (const auto custom = chakra_custom_collective(parsed)) {
+    return import_custom(parsed, *custom, options, std::move(out));
+  }
   Dropped dropped{options.strict, 0, {}};
-  const Program program =
-      convert_program(parse_chakra_records(bytes, s.imported_file), options.comm_dtype, dropped);
+  const Program program = convert_program(parsed, options.comm_dtype, {chosen, group}, dropped);
   summarise(program, options, s);
   s.dropped_deps = dropped.count;
   s.first_dropped_dep = dropped.first;
@@ -277,9 +356,9 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
     }
     const std::string file = rank_files[r].string();
     Dropped other_dropped{options.strict, 0, {}};  // counted for the imported rank only
-    const std::string difference = program_difference(
-        program,
-        convert_program(parse_chakra_records(other, file), options.comm_dtype, other_dropped));
+    const std::string difference =
+        program_difference(program, convert_program(parse_chakra_records(other, file),
+                                                    options.comm_dtype, {r, group}, other_dropped));
     if (difference.empty() || !s.symmetric) continue;
     s.symmetric = false;
     s.difference = fmt::format("rank {}: {}", r, difference);

@@ -37,7 +37,9 @@ struct ChakraImport {
 bool chakra_import_available();
 
 // The rank files named by the arguments: each is a file, or a prefix P whose files P.0.et,
-// P.1.et, ... (stopping at the first missing) are taken. Files named "<x>.<r>.et" are ordered by r.
+// P.1.et, ... (up to the first missing) are taken. Files named "<x>.<r>.et" are ordered by r.
+// Contract: ranks with a gap (a prefix's P.3.et past a missing P.2.et; numbered files 0, 1, 3
+// given one by one) are a ConfigError naming the missing rank's file.
 std::vector<std::filesystem::path> chakra_rank_files(const std::vector<std::string>& args);
 
 ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,

@@ -21,22 +21,25 @@ using ChakraProtoMsg::Node;
 constexpr int kHostStream = 2;
 constexpr int kMemoryStream = 3;
 
-// Chakra's CollectiveCommType values, in order, with the trace op each one becomes.
+// Chakra's CollectiveCommType values, in order, with the trace op each one becomes. A barrier is
+// an all-reduce of one element (as ProcessGroupNCCL::barrier runs it); gather and scatter have no
+// NCCL collective (PyTorch builds them from send/recv), so the collectives library lacks them.
 struct CommInfo {
   std::string_view name;
   std::optional<OpKind> kind;
+  bool barrier = false;
 };
 constexpr std::array<CommInfo, 10> kCommTypes = {{
     {"ALL_REDUCE", OpKind::kAllReduce},
-    {"REDUCE", std::nullopt},
+    {"REDUCE", OpKind::kReduce},
     {"ALL_GATHER", OpKind::kAllGather},
     {"GATHER", std::nullopt},
     {"SCATTER", std::nullopt},
-    {"BROADCAST", std::nullopt},
-    {"ALL_TO_ALL", std::nullopt},
+    {"BROADCAST", OpKind::kBroadcast},
+    {"ALL_TO_ALL", OpKind::kAllToAll},
     {"REDUCE_SCATTER", OpKind::kReduceScatter},
     {"REDUCE_SCATTER_BLOCK", OpKind::kReduceScatter},  // equal blocks: NCCL's reduce-scatter
-    {"BARRIER", std::nullopt},
+    {"BARRIER", OpKind::kAllReduce, true},
 }};
 
 const AttributeProto* find_attr(const Node& node, std::string_view name) {
@@ -104,12 +107,23 @@ class NodeReader {
   std::string pointer_;
 };
 
-// Python list text ("['Tensor(c10::Half)', 'Int']") as JSON: single quotes become double.
-std::optional<nlohmann::json> python_list(const std::string& text) {
+// Python list text ("['Tensor(c10::Half)', 'Int']") as JSON: single quotes become double. Parsed
+// within sim/json_file.h's depth limit (a ConfigError at `pointer` past it: a 100000-deep list
+// would overflow the stack when an error message dumps it); nullopt when it is not a JSON list.
+std::optional<nlohmann::json> python_list(const std::string& text, const std::string& file,
+                                          const std::string& pointer) {
   std::string json = text;
   std::replace(json.begin(), json.end(), '\'', '"');
-  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_array()) return std::nullopt;
+  std::optional<nlohmann::json> parsed;
+  try {
+    parsed = try_parse_json(json, file, pointer);
+  } catch (const ConfigError& e) {
+    throw ConfigError(file, e.pointer(),
+                      fmt::format("{}; operand shapes and types are flat lists (\"[[m, k], [k, "
+                                  "n]]\"): fix the converter that wrote the node",
+                                  e.message().substr(0, e.message().find(';'))));
+  }
+  if (!parsed || !parsed->is_array()) return std::nullopt;
   return parsed;
 }
 
@@ -141,8 +155,10 @@ void convert_compute(const Node& node, const NodeReader& r, const std::string& f
   out.pointer = pointer + "/inputs";
   if (!own) out.detail = fmt::format("'{}' launched by '{}'", node.name(), op.name());
   out.unmodelled = "matmul nodes without usable inputs.shapes / inputs.types";
-  const std::optional<nlohmann::json> shapes = python_list(op.inputs().shapes());
-  const std::optional<nlohmann::json> types = python_list(op.inputs().types());
+  const std::optional<nlohmann::json> shapes =
+      python_list(op.inputs().shapes(), file, pointer + "/inputs/shapes");
+  const std::optional<nlohmann::json> types =
+      python_list(op.inputs().types(), file, pointer + "/inputs/types");
   if (!shapes || !types) return;
   std::optional<KinetoGemm> gemm;
   try {
@@ -177,10 +193,13 @@ void convert_collective(const Node& node, const NodeReader& r, Dtype comm_dtype,
   const CommInfo& comm = kCommTypes.at(static_cast<std::size_t>(*type));
   out.detail = fmt::format("'{}' ({})", node.name(), comm.name);
   if (!comm.kind) {
-    out.unmodelled = fmt::format("{} collectives, which t3sim traces have no op for", comm.name);
+    out.unmodelled = fmt::format(
+        "{} collectives, which NCCL and the collectives library have no collective for", comm.name);
     return;
   }
-  const std::optional<std::int64_t> size = r.integer("comm_size", 1, kMaxSize);
+  const std::optional<std::int64_t> size =
+      comm.barrier ? static_cast<std::int64_t>(bytes_per_element(comm_dtype))
+                   : r.integer("comm_size", 1, kMaxSize);
   if (!size) {
     out.unmodelled = "collectives without a \"comm_size\" attribute";
     return;
@@ -189,6 +208,30 @@ void convert_collective(const Node& node, const NodeReader& r, Dtype comm_dtype,
   out.op.kind = *comm.kind;
   out.op.bytes = *size;
   out.op.dtype = comm_dtype;
+  if (comm.barrier) out.op.name = node.name() + " (barrier: an all-reduce of one element)";
+}
+
+// COMM_SEND_NODE / COMM_RECV_NODE: `comm_dst` / `comm_src` is the peer's rank, kept as its offset
+// from this rank, so every rank of a ring sends to the same peer offset.
+void convert_point_to_point(const Node& node, const NodeReader& r, const ChakraRanks& ranks,
+                            Dtype comm_dtype, ChakraOp& out) {
+  const bool send = node.type() == ChakraProtoMsg::COMM_SEND_NODE;
+  out.op.stream = kCommStream;
+  out.category = ChakraCategory::kPointToPointFixed;
+  out.pointer = r.pointer() + "/attr";
+  const std::string_view key = send ? "comm_dst" : "comm_src";
+  const std::optional<std::int64_t> peer = r.integer(key, 0, ranks.group - 1);
+  const std::optional<std::int64_t> size = r.integer("comm_size", 1, kMaxSize);
+  if (!peer || *peer == ranks.rank || !size) {
+    out.unmodelled =
+        fmt::format("send/recv nodes without a \"comm_size\" or a \"{}\" naming another rank", key);
+    return;
+  }
+  out.category = ChakraCategory::kPointToPoint;
+  out.op.kind = send ? OpKind::kSend : OpKind::kRecv;
+  out.op.bytes = *size;
+  out.op.dtype = comm_dtype;
+  out.op.peer = static_cast<int>((*peer - ranks.rank + ranks.group) % ranks.group);
 }
 
 }  // namespace
@@ -200,7 +243,8 @@ bool is_host_matmul(const Node& node) {
 }
 
 ChakraOp convert_chakra_node(const Node& node, std::size_t index, const std::string& file,
-                             Dtype comm_dtype, const ChakraLauncher& launcher) {
+                             Dtype comm_dtype, const ChakraRanks& ranks,
+                             const ChakraLauncher& launcher) {
   const NodeReader r(node, index, file);
   if (!is_valid_utf8(node.name())) r.fail("name", "the name is not valid UTF-8; fix the converter");
   const double duration_us = static_cast<double>(node.duration_micros());
@@ -227,9 +271,7 @@ ChakraOp convert_chakra_node(const Node& node, std::size_t index, const std::str
       break;
     case ChakraProtoMsg::COMM_SEND_NODE:
     case ChakraProtoMsg::COMM_RECV_NODE:
-      out.op.stream = kCommStream;
-      out.category = ChakraCategory::kPointToPointFixed;
-      out.unmodelled = "send/recv nodes, which t3sim traces have no op for";
+      convert_point_to_point(node, r, ranks, comm_dtype, out);
       break;
     case ChakraProtoMsg::MEM_LOAD_NODE:
     case ChakraProtoMsg::MEM_STORE_NODE:

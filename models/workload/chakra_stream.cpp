@@ -49,6 +49,33 @@ bool node_fields_known(const ChakraProtoMsg::Node& node) {
   return true;
 }
 
+// A JSON file given where an ET belongs (its first byte, '{', would read as a record length and
+// end as a "truncated record"): says which JSON it is and what to run instead.
+void refuse_json(std::string_view bytes, const std::string& file) {
+  const std::size_t first = bytes.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || (bytes[first] != '{' && bytes[first] != '[')) return;
+  const std::string_view head = bytes.substr(0, std::size_t{1} << 16);
+  const auto has = [&](std::string_view key) { return head.find(key) != std::string_view::npos; };
+  std::string what;
+  if (has("\"traceEvents\"")) {
+    what =
+        "a Kineto (PyTorch profiler) trace, not a Chakra ET; import it with `t3sim trace "
+        "import-kineto`";
+  } else if (has("\"nodes\"") && has("\"schema\"")) {
+    what =
+        "a PyTorch execution trace (JSON host ET), not a Chakra ET: link it with the same "
+        "rank's Kineto trace and convert the result, `chakra_trace_link --rank R "
+        "--chakra-host-trace H.json --chakra-device-trace K.json --output-file L.json` then "
+        "`chakra_converter PyTorch --input L.json --output P.R.et`, and import the .et files";
+  } else {
+    what =
+        "JSON, not a Chakra ET (protobuf records); import the .et files it was made from "
+        "(chakra_jsonizer output is not read back), or for a PyTorch host trace run "
+        "chakra_trace_link and chakra_converter first";
+  }
+  throw ConfigError(file, "", "the file is " + what);
+}
+
 }  // namespace
 
 std::string chakra_node_pointer(std::size_t index) { return fmt::format("/records/{}", index + 1); }
@@ -83,6 +110,7 @@ ChakraFile parse_chakra_records(std::string_view bytes, const std::string& file)
       static_cast<unsigned char>(bytes[1]) == 0x8b) {
     throw ConfigError(file, "", "the file is gzip-compressed; gunzip it first");
   }
+  refuse_json(bytes, file);
   if (bytes.empty()) {
     throw ConfigError(file, "/records/0",
                       fmt::format("the file is empty: no GlobalMetadata record; {}", kFraming));

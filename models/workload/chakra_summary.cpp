@@ -12,9 +12,10 @@ struct CategoryInfo {
 constexpr std::array<CategoryInfo, kChakraCategories> kCategories = {{
     {"gemm", true},
     {"collective", true},
+    {"send/recv", true},
     {"compute (no GEMM shape)", false},
-    {"collective (not in traces)", false},
-    {"send/recv", false},
+    {"collective (not simulated)", false},
+    {"send/recv (not simulated)", false},
     {"memory load/store", false},
     {"host and metadata", false},
 }};
@@ -63,6 +64,11 @@ void ChakraSummary::warn(const std::string& reason, const std::string& detail,
 }
 
 std::string format_summary(const ChakraSummary& s) {
+  if (!s.custom_collective.empty()) {
+    return fmt::format("Chakra ET {} from rank {} of {}: {}",
+                       s.version.empty() ? "(no version)" : s.version, s.imported_rank, s.ranks,
+                       s.custom_collective);
+  }
   std::string out =
       fmt::format("Chakra ET {}: {} nodes from rank {} of {}; simulated {} of them; {}",
                   s.version.empty() ? "(no version)" : s.version, total_ops(s, false),
@@ -75,6 +81,12 @@ std::string format_summary(const ChakraSummary& s) {
     out += fmt::format("\n  {:<28} {:>8} {:>16.1f}  {}", kCategories[i].name, c.ops, c.duration_us,
                        kCategories[i].simulated ? "simulated" : "fixed (duration_micros)");
   }
+  const auto& coll = s.categories[static_cast<std::size_t>(ChakraCategory::kCollectiveFixed)];
+  const auto& p2p = s.categories[static_cast<std::size_t>(ChakraCategory::kPointToPointFixed)];
+  if (coll.ops + p2p.ops > 0) {
+    out += fmt::format("\ncommunication not simulated: {} ops, {:.1f} us", coll.ops + p2p.ops,
+                       coll.duration_us + p2p.duration_us);
+  }
   return out;
 }
 
@@ -86,6 +98,14 @@ std::vector<std::string> format_warnings(const ChakraSummary& s, const std::stri
         fmt::format("warning: {}: {} dependencies on nodes not in the file dropped "
                     "(first: {}); --strict refuses them",
                     file, s.dropped_deps, s.first_dropped_dep));
+  }
+  const std::int64_t host = s.categories[static_cast<std::size_t>(ChakraCategory::kHost)].ops;
+  if (host > 0 && host == total_ops(s, false)) {
+    out.push_back(fmt::format(
+        "warning: {}: all {} nodes run on the host (is_cpu_op or metadata), so nothing is "
+        "simulated: a PyTorch host trace converted without its Kineto trace; link them with "
+        "`chakra_trace_link` and convert the result with `chakra_converter PyTorch`",
+        file, host));
   }
   return out;
 }
@@ -109,6 +129,7 @@ nlohmann::ordered_json to_json(const ChakraSummary& s) {
   j["dropped_deps"] = s.dropped_deps;
   j["identical_files"] = s.identical_files;
   if (!s.symmetric) j["difference"] = s.difference;
+  if (!s.custom_collective.empty()) j["custom_collective"] = s.custom_collective;
   j["nodes"] = total_ops(s, false);
   j["simulated_nodes"] = total_ops(s, true);
   j["categories"] = std::move(cats);

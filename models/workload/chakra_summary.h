@@ -20,13 +20,14 @@ namespace t3sim::workload {
 enum class ChakraCategory {
   kGemm,               // simulated
   kCollective,         // simulated
+  kPointToPoint,       // simulated: COMM_SEND / COMM_RECV with a peer and a size
   kComputeFixed,       // fixed, warned: compute without a usable GEMM shape
-  kCollectiveFixed,    // fixed, warned: a collective kind the trace format lacks, or no comm_size
-  kPointToPointFixed,  // fixed, warned: COMM_SEND / COMM_RECV
+  kCollectiveFixed,    // fixed, warned: gather, scatter, or no comm_size
+  kPointToPointFixed,  // fixed, warned: COMM_SEND / COMM_RECV without a peer or a size
   kMemoryFixed,        // fixed, warned: MEM_LOAD / MEM_STORE
   kHost,               // fixed by design: is_cpu_op compute and metadata nodes
 };
-inline constexpr std::size_t kChakraCategories = 7;
+inline constexpr std::size_t kChakraCategories = 8;
 std::string_view to_string(ChakraCategory c);
 bool is_simulated(ChakraCategory c);
 
@@ -47,13 +48,15 @@ struct ChakraSummary {
   std::vector<ImportWarning> warnings;  // grouped by reason (ImportWarning: kineto_summary.h)
   std::int64_t dropped_deps = 0;        // deps on node ids not in the imported file (dropped)
   std::string first_dropped_dep;        // "node N -> M at POINTER"
+  std::string custom_collective;        // what a custom collective implementation became
 
   void add(ChakraCategory c, double duration_us);
   void warn(const std::string& reason, const std::string& detail, const std::string& pointer,
             double duration_us);
 };
 
-// "N nodes imported from rank R of K (...); simulated S of N" and one line per category.
+// "N nodes imported from rank R of K (...); simulated S of N", one line per category and, when
+// communication nodes stay fixed, "communication not simulated: N ops, X us".
 std::string format_summary(const ChakraSummary& s);
 // "warning: FILE: N nodes (X us): REASON; kept as fixed ops (first: DETAIL at POINTER; ...)".
 std::vector<std::string> format_warnings(const ChakraSummary& s, const std::string& file);

@@ -146,8 +146,14 @@ CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index
   }
   const std::optional<OpKind> op_kind = modelled_kind(*kind);
   if (!op_kind) {
-    r.reason = fmt::format("NCCL {} kernels: the collectives library has no {} yet",
-                           to_string(*kind), to_string(*kind));
+    r.reason = *kind == CommKind::kSendRecv
+                   ? std::string(
+                         "NCCL send/recv kernels: the profile records no peer rank to "
+                         "match sender and receiver")
+                   : fmt::format(
+                         "NCCL {} kernels: NCCL has no such collective (PyTorch runs "
+                         "send/recv), nor has the collectives library",
+                         to_string(*kind));
     r.detail = short_name;
     return r;
   }

@@ -102,11 +102,16 @@ class Importer {
 
  private:
   std::vector<GpuEvent> gpu_events() {
+    const std::initializer_list<std::string_view> kGpuCats = {"kernel", "gpu_memcpy", "gpu_memset",
+                                                              "memcpy", "memset"};
     std::vector<GpuEvent> gpu;
     for (std::size_t i = 0; i < events_.size(); ++i) {
-      if (is_kineto_complete(events_[i],
-                             {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"})) {
-        gpu.push_back(read_gpu_event(events_[i], i, file_));
+      const nlohmann::json& e = events_[i];
+      if (is_kineto_complete(e, kGpuCats)) {
+        gpu.push_back(read_gpu_event(e, i, file_));
+      } else if (e.is_object() && !e.contains("ph") &&
+                 is_kineto_complete({{"ph", "X"}, {"cat", kineto_string(e, "cat")}}, kGpuCats)) {
+        without_ph(e, i);
       }
     }
     std::stable_sort(gpu.begin(), gpu.end(),
@@ -225,6 +230,20 @@ class Importer {
     }
     c.op->measured_us = e.dur_us;
     push(e, std::move(*c.op), KernelCategory::kCollective);
+  }
+
+  // A GPU event with no "ph" (not a complete event, so not read): counted, or strict's error.
+  void without_ph(const nlohmann::json& e, std::size_t index) {
+    const std::string pointer = event_pointer(index);
+    if (options_.strict) {
+      throw ConfigError(file_, pointer,
+                        "a GPU event without \"ph\"; add \"ph\": \"X\" (without --strict it "
+                        "is skipped with a warning)");
+    }
+    if (summary_.without_ph++ == 0) summary_.first_without_ph = pointer;
+    double dur = 0;
+    if (e.contains("dur") && e["dur"].is_number()) dur = e["dur"].get<double>();
+    summary_.without_ph_us += dur;
   }
 
   // An op that should be modelled but cannot be: a ConfigError when strict, else a fixed op.

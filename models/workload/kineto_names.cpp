@@ -24,7 +24,7 @@ bool contains(std::string_view text, std::string_view part) {
 }
 
 // Squashed prefixes, most specific first ("reducescatter" before "reduce").
-constexpr std::array<std::pair<std::string_view, CommKind>, 11> kPrefixes = {{
+constexpr std::array<std::pair<std::string_view, CommKind>, 12> kPrefixes = {{
     {"allreduce", CommKind::kAllReduce},
     {"reducescatter", CommKind::kReduceScatter},
     {"allgather", CommKind::kAllGather},
@@ -33,7 +33,8 @@ constexpr std::array<std::pair<std::string_view, CommKind>, 11> kPrefixes = {{
     {"sendrecv", CommKind::kSendRecv},
     {"send", CommKind::kSendRecv},
     {"recv", CommKind::kSendRecv},
-    {"gather", CommKind::kAllToAll},
+    {"gather", CommKind::kGather},
+    {"scatter", CommKind::kGather},
     {"reduce", CommKind::kReduce},
     {"barrier", CommKind::kBarrier},
 }};
@@ -48,9 +49,9 @@ std::optional<CommKind> from_squashed(const std::string& word) {
 }  // namespace
 
 std::string_view to_string(CommKind kind) {
-  static constexpr std::array<std::string_view, 8> kNames = {
-      "all-reduce", "reduce-scatter", "all-gather", "all-to-all",
-      "broadcast",  "send/recv",      "reduce",     "barrier"};
+  static constexpr std::array<std::string_view, 9> kNames = {
+      "all-reduce", "reduce-scatter", "all-gather", "all-to-all",    "broadcast",
+      "send/recv",  "reduce",         "barrier",    "gather/scatter"};
   return kNames.at(static_cast<std::size_t>(kind));
 }
 
@@ -62,6 +63,14 @@ std::optional<OpKind> modelled_kind(CommKind kind) {
       return OpKind::kReduceScatter;
     case CommKind::kAllGather:
       return OpKind::kAllGather;
+    case CommKind::kAllToAll:
+      return OpKind::kAllToAll;
+    case CommKind::kBroadcast:
+      return OpKind::kBroadcast;
+    case CommKind::kReduce:
+      return OpKind::kReduce;
+    case CommKind::kBarrier:
+      return OpKind::kAllReduce;
     default:
       return std::nullopt;
   }

@@ -24,12 +24,13 @@ enum class CommKind {
   kBroadcast,
   kSendRecv,
   kReduce,
-  kBarrier
+  kBarrier,
+  kGather  // gather and scatter: NCCL has no such collective (PyTorch runs send/recv)
 };
 
 std::string_view to_string(CommKind kind);  // "all-reduce", "all-to-all", ...
-// The trace op kind t3sim models for a communication kind; nullopt for the kinds the collectives
-// library does not offer yet (all-to-all, broadcast, send/recv, reduce, barrier).
+// The trace op kind t3sim models for a communication kind (a barrier: an all-reduce of one
+// element); nullopt for send/recv (Kineto records no peer rank to match) and gather/scatter.
 std::optional<OpKind> modelled_kind(CommKind kind);
 
 // From a kernel name; nullopt for non-NCCL kernels and for generic kernels that name no kind.

@@ -110,12 +110,24 @@ std::string format_summary(const ImportSummary& s) {
       "\n  kernels linked to their op: {} through the runtime launch, {} through "
       "External id",
       s.linked_by_launch, s.linked_by_external);
+  const auto& comm = s.categories[static_cast<std::size_t>(KernelCategory::kCollectiveUnmodelled)];
+  if (comm.ops > 0) {
+    out += fmt::format("\ncommunication not simulated: {} ops, {:.1f} us", comm.ops, comm.gpu_us);
+  }
   return out;
 }
 
 std::vector<std::string> format_warnings(const ImportSummary& s, const std::string& file) {
-  return format_warning_lines(s.warnings, file, "kernel", " of GPU time",
-                              "fixed ops of their measured time");
+  std::vector<std::string> lines = format_warning_lines(s.warnings, file, "kernel", " of GPU time",
+                                                        "fixed ops of their measured time");
+  if (s.without_ph > 0) {
+    lines.push_back(
+        fmt::format("warning: {}: {} GPU events without \"ph\" ({:.1f} us of \"dur\"): "
+                    "not complete events, so not in the trace (first at {}; add "
+                    "\"ph\": \"X\" to them, or --strict fails)",
+                    file, s.without_ph, s.without_ph_us, s.first_without_ph));
+  }
+  return lines;
 }
 
 nlohmann::ordered_json to_json(const ImportSummary& s) {
@@ -131,6 +143,7 @@ nlohmann::ordered_json to_json(const ImportSummary& s) {
   }
   nlohmann::ordered_json j;
   j["gpu_events"] = s.gpu_events;
+  j["gpu_events_without_ph"] = s.without_ph;
   j["streams"] = s.streams;
   j["span_us"] = s.span_us;
   j["gpu_us"] = s.gpu_us;

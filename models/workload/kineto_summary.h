@@ -20,7 +20,7 @@ enum class KernelCategory {
   kGemm,                  // simulated: a GEMM with its shape
   kCollective,            // simulated: an all-reduce / reduce-scatter / all-gather
   kGemmUnmodelled,        // fixed: a matmul whose shape or type is unknown
-  kCollectiveUnmodelled,  // fixed: a collective without size or of a kind the library lacks
+  kCollectiveUnmodelled,  // fixed: a collective without size, or send/recv, gather, scatter
   kConvolution,           // fixed: convolutions (not modelled)
   kGraph,                 // fixed: kernels of a CUDA/HIP graph replay
   kMemcpy,                // fixed: memory copies
@@ -67,6 +67,10 @@ struct ImportSummary {
   std::int64_t linked_by_launch = 0;    // kernels linked through their runtime launch
   std::int64_t linked_by_external = 0;  // kernels linked through their External id
   std::vector<ImportWarning> warnings;
+  // GPU events (kernel, memcpy, memset) with no "ph": not complete events, so not in the trace.
+  std::int64_t without_ph = 0;
+  double without_ph_us = 0;      // their summed "dur"
+  std::string first_without_ph;  // JSON pointer of the first
 
   void add(KernelCategory c, double dur_us);
   void warn(const std::string& reason, const std::string& detail, const std::string& pointer,

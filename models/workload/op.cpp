@@ -6,13 +6,18 @@
 namespace t3sim::workload {
 namespace {
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 6> kKindNames = {{
+constexpr std::array<std::pair<OpKind, std::string_view>, 11> kKindNames = {{
     {OpKind::kGemm, "gemm"},
     {OpKind::kAllReduce, "all_reduce"},
     {OpKind::kReduceScatter, "reduce_scatter"},
     {OpKind::kAllGather, "all_gather"},
     {OpKind::kMemory, "memory"},
     {OpKind::kFixed, "fixed"},
+    {OpKind::kBroadcast, "broadcast"},
+    {OpKind::kReduce, "reduce"},
+    {OpKind::kAllToAll, "all_to_all"},
+    {OpKind::kSend, "send"},
+    {OpKind::kRecv, "recv"},
 }};
 
 }  // namespace
@@ -35,7 +40,11 @@ std::vector<std::string> op_kind_names() {
 }
 
 bool is_collective(OpKind kind) {
-  return kind == OpKind::kAllReduce || kind == OpKind::kReduceScatter || kind == OpKind::kAllGather;
+  return kind != OpKind::kGemm && kind != OpKind::kMemory && kind != OpKind::kFixed;
 }
+
+bool is_point_to_point(OpKind kind) { return kind == OpKind::kSend || kind == OpKind::kRecv; }
+
+bool is_rooted(OpKind kind) { return kind == OpKind::kBroadcast || kind == OpKind::kReduce; }
 
 }  // namespace t3sim::workload

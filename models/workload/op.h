@@ -1,7 +1,8 @@
-// One operation of a workload trace: a GEMM, a collective over a TP group, a memory-bound kernel or
-// a fixed-duration op, with the in-order stream it runs on and the ops it waits for. Plain data;
-// the trace parser (trace.h) enforces the invariants: kind-specific payload present (gemm: shape;
-// collectives, memory: bytes; fixed: duration_us), sizes in [1, 2^50), ids unique, deps acyclic.
+// One operation of a workload trace: a GEMM, a communication op over a group (a collective, or one
+// side of a point-to-point send/recv), a memory-bound kernel or a fixed-duration op, with the
+// in-order stream it runs on and the ops it waits for. Plain data; the trace parser (trace.h)
+// enforces the invariants: kind-specific payload present (gemm: shape; communication, memory:
+// bytes; send/recv: peer; fixed: duration_us), sizes in [1, 2^50), ids unique, deps acyclic.
 // Units: bytes; microseconds (double) for measured, fixed and idle times. Format spec:
 // traces/README.md.
 #pragma once
@@ -17,12 +18,27 @@
 
 namespace t3sim::workload {
 
-enum class OpKind { kGemm, kAllReduce, kReduceScatter, kAllGather, kMemory, kFixed };
+enum class OpKind {
+  kGemm,
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kMemory,
+  kFixed,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kSend,
+  kRecv,
+};
 
-std::string_view to_string(OpKind kind);  // "gemm", "all_reduce", ..., "fixed"
+std::string_view to_string(OpKind kind);  // "gemm", "all_reduce", ..., "fixed", "send", "recv"
 std::optional<OpKind> parse_op_kind(std::string_view name);
 std::vector<std::string> op_kind_names();
+// Communication ops: every collective and send/recv (they carry bytes, dtype and a group).
 bool is_collective(OpKind kind);
+bool is_point_to_point(OpKind kind);  // send, recv
+bool is_rooted(OpKind kind);          // broadcast, reduce
 
 // Stream convention: 0 = compute, 1 = communication; other ids are further in-order queues.
 constexpr int kComputeStream = 0;
@@ -36,8 +52,10 @@ struct Op {
   double duration_us = 0;      // fixed only
   std::optional<Dtype> dtype;  // required for gemm and collectives
   int stream = kComputeStream;
-  std::vector<std::string> deps;     // ids this op waits for
-  std::optional<int> tp_group;       // ranks in the group (required for collectives)
+  std::vector<std::string> deps;  // ids this op waits for
+  std::optional<int> tp_group;    // ranks in the group (required for collectives)
+  int peer = 0;  // send/recv: the other rank as an offset in the group (rank + peer, mod group)
+  int root = 0;  // broadcast/reduce: the root's rank in the group
   std::optional<Sublayer> sublayer;  // T3 sublayer tag
   std::optional<Pass> pass;
   std::optional<double> measured_us;  // duration observed on hardware

@@ -12,8 +12,8 @@ namespace {
 constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;
 
 std::vector<std::string> op_keys() {
-  return {"id",     "kind", "name",     "shape",    "bytes", "duration_us", "dtype",
-          "stream", "deps", "tp_group", "sublayer", "pass",  "measured_us", "idle_us"};
+  return {"id",   "kind",     "name",     "shape", "bytes",       "duration_us", "dtype", "stream",
+          "deps", "tp_group", "sublayer", "pass",  "measured_us", "idle_us",     "peer",  "root"};
 }
 
 template <typename Enum>
@@ -50,6 +50,21 @@ GemmShape read_shape(const ObjectReader& op) {
   return shape;
 }
 
+// send/recv: "peer" (required), the other rank's offset in the group; broadcast/reduce: "root"
+// (default 0). Both name ranks of the op's group, so they come after tp_group.
+void read_ranks(const ObjectReader& r, Op& op) {
+  check_applies(r, "peer", is_point_to_point(op.kind), op.kind);
+  check_applies(r, "root", is_rooted(op.kind), op.kind);
+  const std::int64_t group = op.tp_group.value_or(1);
+  if (is_point_to_point(op.kind)) {
+    if (group < 2) r.fail("tp_group", "a send or recv needs a group of at least 2 ranks");
+    op.peer = static_cast<int>(r.integer("peer", 1, group - 1));
+  }
+  if (is_rooted(op.kind) && r.has("root")) {
+    op.root = static_cast<int>(r.integer("root", 0, group - 1));
+  }
+}
+
 void read_payload(const ObjectReader& r, Op& op, const TraceMetadata& metadata) {
   const bool gemm = op.kind == OpKind::kGemm;
   const bool collective = is_collective(op.kind);
@@ -73,6 +88,7 @@ void read_payload(const ObjectReader& r, Op& op, const TraceMetadata& metadata) 
            "a collective needs its group size; add \"tp_group\" to the op or \"tp\" "
            "to the trace metadata");
   }
+  read_ranks(r, op);
 }
 
 void read_optional(const ObjectReader& r, Op& op) {
@@ -147,6 +163,8 @@ Json op_to_json(const Op& op) {
   j["stream"] = op.stream;
   j["deps"] = op.deps;
   if (op.tp_group) j["tp_group"] = *op.tp_group;
+  if (is_point_to_point(op.kind)) j["peer"] = op.peer;
+  if (is_rooted(op.kind) && op.root != 0) j["root"] = op.root;
   if (op.sublayer) j["sublayer"] = to_string(*op.sublayer);
   if (op.pass) j["pass"] = to_string(*op.pass);
   if (op.measured_us) j["measured_us"] = *op.measured_us;

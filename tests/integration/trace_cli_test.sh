@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CLI check of `t3sim trace` and `t3sim replay`: a generated and an imported trace replay with
-# per-op times (text and JSON); bad input (unknown model, bad TP, malformed Kineto file, malformed
-# trace, TP mismatch) exits 2 and leaves no output file behind.
+# per-op times (text and JSON); a gzip-compressed profile (.json.gz) imports like the plain one;
+# bad input (unknown model, bad TP, malformed Kineto file, malformed trace, TP mismatch) exits 2
+# and leaves no output file behind.
 # Usage: tests/integration/trace_cli_test.sh PATH/TO/t3sim
 set -euo pipefail
 
@@ -43,11 +44,20 @@ assert abs(r["ops"][2]["duration_us"] - 71.8) < 1e-9 and r["total_us"] > 0, r
 PY
 
 # A real profile excerpt with a CUDA-graph kernel and all-to-all kernels: lenient import warns on
-# stderr and prints the summary; --strict exits 2 and writes nothing.
+# stderr about the graph kernel, simulates the all-to-alls and prints the summary; --strict exits 2
+# and writes nothing.
 fx="$SRC_DIR/tests/models/workload/kineto_data/hta_cuda_graph.json"
 "$T3SIM" trace import-kineto "$fx" -o "$WORK/graph.json" >"$WORK/graph.out" 2>"$WORK/graph.err"
 grep -q '^warning: .*CUDA graph' "$WORK/graph.err" || fail "no CUDA-graph warning: $(cat "$WORK/graph.err")"
-grep -q 'simulated 0.0 %' "$WORK/graph.out" || fail "no import summary: $(cat "$WORK/graph.out")"
+grep -q 'simulated [1-9][0-9.]* %' "$WORK/graph.out" || fail "no import summary: $(cat "$WORK/graph.out")"
+grep -q '"kind": *"all_to_all"' "$WORK/graph.json" || fail "all-to-all not imported"
+gzip -c "$fx" >"$WORK/graph.json.gz"
+"$T3SIM" trace import-kineto "$WORK/graph.json.gz" -o "$WORK/graph-gz.json" >/dev/null 2>&1
+cmp -s <(grep -v '"description"' "$WORK/graph.json") <(grep -v '"description"' "$WORK/graph-gz.json") ||
+  fail "the .json.gz import differs from the plain one"
+head -c 200 "$WORK/graph.json.gz" >"$WORK/cut.json.gz"
+expect_exit2 "$WORK/cut.json" "$T3SIM" trace import-kineto "$WORK/cut.json.gz" -o "$WORK/cut.json"
+grep -q 'gzip' "$WORK/err" || fail "truncated gzip error: $(cat "$WORK/err")"
 expect_exit2 "$WORK/graph-strict.json" "$T3SIM" trace import-kineto "$fx" -o "$WORK/graph-strict.json" --strict
 
 expect_exit2 "$WORK/bad1.json" "$T3SIM" trace gen --model no-such-model --tp 8 -o "$WORK/bad1.json"

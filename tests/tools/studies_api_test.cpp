@@ -73,7 +73,8 @@ TEST(Probes, GemmWithCusHeldPaysThePersistentTail) {
         {"gpu.gemm_launch=" + launch, "gpu.persistent_schedule=" + schedule, "gpu.max_split_k=1"});
     return studies::probe_gemm(sys, shape, held).time_us / studies::probe_gemm(sys, shape).time_us;
   };
-  const studies::HeldCus held{4, Duration{}};
+  studies::HeldCus held;
+  held.cus = 4;
   const double stat = slowdown("persistent", "static", held);
   EXPECT_GT(stat, 1.3);
   EXPECT_LT(slowdown("persistent", "dynamic", held), 1.1);

@@ -27,6 +27,7 @@ int cmd_modes(const Args& args, const Env& env);
 int cmd_run(const Args& args, const Env& env);
 int cmd_gemm(const Args& args, const Env& env);
 int cmd_membw(const Args& args, const Env& env);
+int cmd_contention(const Args& args, const Env& env);
 int cmd_p2p(const Args& args, const Env& env);
 int cmd_nccl_tests(const Args& args, const Env& env);
 int cmd_sublayer(const Args& args, const Env& env);

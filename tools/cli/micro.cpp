@@ -30,7 +30,7 @@ void print(bool json, const nlohmann::ordered_json& j) {
 
 int cmd_gemm(const Args& args, const Env& env) {
   po::options_description desc("t3sim gemm options");
-  std::string sys, dtype = "fp16", held_for = "0 us";
+  std::string sys, dtype = "fp16", held_for = "0 us", corunner;
   uint64_t m = 0, n = 0, k = 0, batch = 1;
   uint32_t held_cus = 0;
   std::vector<std::string> sets;
@@ -46,6 +46,9 @@ int cmd_gemm(const Args& args, const Env& env) {
       "CUs another kernel holds at launch, 0..4095 (fewer than the GPU's)")(
       "held-for", po::value(&held_for)->default_value("0 us"),
       "when the held CUs come back, after the launch (\"0 us\": never)")(
+      "corunner", po::value(&corunner),
+      "what the kernel holding --held-cus does: spin | copy | read | ce (a copy-engine copy, "
+      "no CUs); default: nothing but holding them")(
       "set", po::value(&sets)->composing(), "override: path=value")("json", po::bool_switch(),
                                                                     "print JSON");
   po::variables_map vm;
@@ -63,7 +66,12 @@ int cmd_gemm(const Args& args, const Env& env) {
   if (gpu::matrix_rate(system::system_gpu_spec(doc), precision->second) == 0) {
     throw UsageError("the GPU preset of '" + sys + "' gives no flops_per_cu_cycle_" + dtype);
   }
-  studies::HeldCus held{held_cus, Duration{}};
+  studies::HeldCus held;
+  if (!corunner.empty()) {
+    held = studies::background_kernel(system::system_gpu_spec(doc), corunner, held_cus);
+  } else {
+    held.cus = held_cus;
+  }
   try {
     held.for_time = parse_duration(held_for);
   } catch (const std::exception& e) {
@@ -74,6 +82,11 @@ int cmd_gemm(const Args& args, const Env& env) {
   j["time_us"] = p.time_us;
   j["tflops"] = p.tflops;
   j["dram_bytes"] = p.dram_bytes;
+  j["dram_read_bytes"] = p.dram_read_bytes;
+  j["dram_write_bytes"] = p.dram_write_bytes;
+  j["sm_clock_mhz"] = p.clock_mhz;
+  if (p.power_w > 0) j["board_power_w"] = p.power_w;
+  if (held.traffic) j["corunner_gbps"] = p.corunner_gbps;
   j["waves"] = p.waves;
   j["dram_utilisation"] = p.dram_utilisation;
   j["l2_hit_rate"] = p.l2_hit_rate;

@@ -17,6 +17,7 @@
 #include "cli/nccl_tests_options.h"
 #include "models/collectives/collective.h"
 #include "models/collectives/kinds.h"
+#include "models/collectives/schedule_limits.h"
 #include "models/system/system.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
@@ -64,6 +65,15 @@ std::string time_text(double us) {
   return buf;
 }
 
+// Past this many GPUs, an `--algo auto` run whose choice cannot fold runs the foldable
+// hierarchical ring instead (a full run of thousands of GPUs takes minutes and gigabytes).
+constexpr int kAutoFoldGpus = 256;
+
+// Thrown from the full-run warning to switch to the foldable plan.
+struct UseFoldable {
+  std::string why;
+};
+
 }  // namespace
 
 int cmd_nccl_tests(const Args& args, const Env& env) {
@@ -72,7 +82,7 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
   if (help) return 0;
   TimelineOptions trace_options;
   const std::string trace_path = o.trace.resolve(trace_options);
-  const ConfigDoc doc = load_system(env, o.system, o.sets);
+  ConfigDoc doc = load_system(env, o.system, o.sets);
   resolve_nccl_tests_gpus(o, system::system_gpus(doc));
   for (int g = 0; g < o.gpus; ++g) o.base.group.push_back(g);
   const std::filesystem::path compare =
@@ -88,7 +98,6 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
       compare.empty() ? std::map<uint64_t, double>{} : read_measured_busbw(compare);
   const double bus = collectives::busbw_factor(o.kind->kind, o.gpus);  // hardware.md §5.5
   const std::string wrong = o.check ? "0" : "N/A";
-  print_header(o);
   std::vector<double> errors;
   double bus_sum = 0;
   for (const uint64_t bytes : rows) {
@@ -100,11 +109,39 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
     // Past one leaf group a full run takes minutes to hours: say why it is not folded, and
     // what would fold, first.
     const auto warn = [&](const std::string& why) {
+      if (o.base.algo == collectives::Algo::kAuto && o.gpus > kAutoFoldGpus &&
+          !studies::fold_options(doc, false).empty()) {
+        throw UseFoldable{why};
+      }
       note_full_run("nccl-tests", doc, o.gpus, why,
                     o.base.algo == collectives::Algo::kHierarchical);
     };
-    const studies::CollectiveProbe p =
-        studies::probe_collective(doc, spec, tl ? &*tl : nullptr, warn);
+    studies::CollectiveProbe p;
+    try {
+      try {
+        p = studies::probe_collective(doc, spec, tl ? &*tl : nullptr, warn);
+      } catch (const UseFoldable& u) {
+        // The same collective as NCCL's hierarchical ring on a placement that folds; said once.
+        const std::string fix = studies::fold_options(doc, false);
+        std::vector<std::string> sets = o.sets;
+        if (fix.find("placement=striped") != std::string::npos) {
+          sets.push_back("fabric.placement=striped");
+        }
+        doc = load_system(env, o.system, sets);
+        o.base.algo = collectives::Algo::kHierarchical;
+        spec.algo = o.base.algo;
+        std::fprintf(stderr,
+                     "t3sim nccl-tests: --algo auto on %d GPUs: its choice cannot fold (%s); "
+                     "simulating the hierarchical ring (`%s`), which folds; name an --algo to "
+                     "simulate that instead\n",
+                     o.gpus, u.why.c_str(), fix.c_str());
+        p = studies::probe_collective(doc, spec, tl ? &*tl : nullptr, warn);
+      }
+    } catch (const collectives::ScheduleTooLarge& e) {
+      throw UsageError(std::string(bytes == rows.front() ? "-b: " : "-e: ") + e.need() +
+                       "; lower -e (and -b), or the GPUs with -g");
+    }
+    if (bytes == rows.front()) print_header(o);  // after a first row that runs: no bare header
     if (tl) write_file_atomic(trace_path, tl->json());
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

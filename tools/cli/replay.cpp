@@ -40,6 +40,12 @@ void print_table(const system::ReplayResult& r, const std::string& file) {
       "memoised | %.2f s\n",
       r.total_us, r.idle_us, static_cast<unsigned long long>(r.simulations),
       static_cast<unsigned long long>(r.memo_hits), r.wall_s);
+  std::printf("communication: %.1f us while any of %llu ops runs\n", r.comm_us,
+              static_cast<unsigned long long>(r.comm_ops));
+  if (r.unsimulated_comm_ops > 0) {
+    std::printf("communication not simulated: %llu ops, %.1f us\n",
+                static_cast<unsigned long long>(r.unsimulated_comm_ops), r.unsimulated_comm_us);
+  }
 }
 
 }  // namespace
@@ -58,17 +64,19 @@ int cmd_replay(const Args& args, const Env& env) {
       "decomposed | t3-direct")("ar-cus", integer(&options.ar_cus, 1u, 4096u)->default_value(16),
                                 "cu-split: CUs for the all-reduce")(
       "chunks", integer(&options.decompose_chunks, 1u, 4096u)->default_value(4),
-      "decomposed: GEMM chunks")("set", po::value(&sets)->composing(),
-                                 "override a config value: path=value (repeatable)")(
+      "decomposed: GEMM chunks")("strict", po::bool_switch(&options.strict),
+                                 "a communication op that cannot be simulated is an error")(
+      "set", po::value(&sets)->composing(), "override a config value: path=value (repeatable)")(
       "json", po::bool_switch(), "print JSON")("quiet,q", po::bool_switch(),
                                                "no progress line (it is shown only on a terminal)");
   timeline.add(desc);
   po::positional_options_description positional;
   positional.add("trace", 1);
   po::variables_map vm;
-  if (!parse_options(args, desc, vm, &positional,
-                     "t3sim replay TRACE.json --system S --mode MODE [--json] [--set path=value] "
-                     "[--trace-out TIMELINE.json]")) {
+  if (!parse_options(
+          args, desc, vm, &positional,
+          "t3sim replay TRACE.json --system S --mode MODE [--json] [--strict] [--set path=value] "
+          "[--trace-out TIMELINE.json]")) {
     return 0;
   }
   const auto mode = system::parse_mode(mode_name);

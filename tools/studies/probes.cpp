@@ -29,6 +29,103 @@ class LastDone : public gpu::AccessDone {
 
 }  // namespace
 
+namespace {
+
+// Ends the co-runner's unbounded stream when the GEMM has stored its last tile.
+class StopOnDone : public gpu::GemmHooks {
+ public:
+  explicit StopOnDone(gpu::CopyKernel* copy) : copy_(copy) {}
+  void kernel_done() override {
+    if (copy_ != nullptr) copy_->stop();
+  }
+
+ private:
+  gpu::CopyKernel* copy_;
+};
+
+}  // namespace
+
+HeldCus contention_reduction(uint32_t sms, uint64_t red_bytes) {
+  HeldCus held;
+  held.cus = sms;
+  held.busy = sms > 0;
+  gpu::CopyPattern t;
+  t.lanes = std::max<uint32_t>(1, sms);
+  t.chunk = 512 * 16;
+  t.inputs = 2;
+  t.array_bytes = std::max<uint64_t>(red_bytes, t.chunk * t.lanes);
+  t.total_bytes = red_bytes;
+  held.traffic = t;
+  return held;
+}
+
+HeldCus background_kernel(const gpu::GpuSpec& spec, std::string_view kind, uint32_t sms,
+                          uint64_t sleep_ns) {
+  const bool copy = kind.rfind("copy", 0) == 0;
+  if (!copy && kind != "spin" && kind != "read" && kind != "ce") {
+    throw UsageError("background kernel '" + std::string(kind) +
+                     "' is not spin, copy, copy-paced, copy-evict-first, "
+                     "copy-evict-first-paced, read or ce");
+  }
+  HeldCus held;
+  held.cus = kind == "ce" ? 0 : sms;
+  held.busy = held.cus > 0;
+  if (kind == "spin") return held;
+  gpu::CopyPattern t;
+  if (kind == "ce") {
+    t.lanes = spec.dma.engines;
+    t.chunk = spec.dma.chunk.count() * spec.dma.window;
+  } else {
+    if (sms == 0) throw UsageError("a " + std::string(kind) + " kernel needs SMs (--held-cus)");
+    t.lanes = sms;
+    t.chunk = 512 * 8 * 16;
+    t.writes = kind != "read";
+    t.pause = Duration::ps(sleep_ns * 1000);
+  }
+  t.array_bytes = uint64_t{256} << 20;  // chosen by t3sim: the probe's buffer size is not given
+  t.total_bytes = 0;                    // for the whole GEMM
+  held.traffic = t;
+  return held;
+}
+
+namespace {
+
+// The co-runner's memory stream and kernel on GPU 0 of `sc`.
+struct CoRunner {
+  std::unique_ptr<gpu::MemStream> stream;
+  std::unique_ptr<gpu::CopyKernel> copy;
+};
+
+CoRunner make_corunner(system::Scenario& sc, const gpu::CopyPattern& t) {
+  CoRunner c;
+  const gpu::GpuNode& node = sc.machine().gpus[0];
+  const auto txn = static_cast<uint32_t>(sc.spec().txn.count());
+  const uint64_t window = t.lanes * t.chunk * t.inputs / txn + t.lanes;
+  c.stream = std::make_unique<gpu::MemStream>(
+      sc.system().memory(0), txn,
+      static_cast<uint32_t>(std::min<uint64_t>(window, uint64_t{1} << 20)), 0, t.lanes);
+  std::vector<uint64_t> bases;
+  for (uint32_t i = 0; i < t.inputs + (t.writes ? 1u : 0u); ++i) {
+    bases.push_back(node.alloc->allocate(t.array_bytes));
+  }
+  c.copy = std::make_unique<gpu::CopyKernel>(sc.sim(), &sc.system().machine_component(0),
+                                             "corunner", *c.stream, t, std::move(bases));
+  return c;
+}
+
+}  // namespace
+
+double probe_corunner_alone(const ConfigDoc& system, const HeldCus& corunner) {
+  if (!corunner.traffic || corunner.traffic->total_bytes == 0) {
+    throw UsageError("a co-runner alone needs a byte count to finish");
+  }
+  system::Scenario sc(system, 1, nullptr);
+  CoRunner c = make_corunner(sc, *corunner.traffic);
+  c.copy->start();
+  sc.run();
+  return (c.copy->finished_at() - Tick{}).to_us();
+}
+
 GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldCus held) {
   const uint32_t elem = shape.precision == gpu::Precision::kFp8    ? 1
                         : shape.precision == gpu::Precision::kFp16 ? 2
@@ -39,10 +136,29 @@ GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldC
     throw UsageError("the GPU has " + std::to_string(sc.spec().cus) + " CUs: at most " +
                      std::to_string(sc.spec().cus - 1) + " can be held");
   }
-  auto& kern = sc.launch_local_gemm(0, shape, elem, sc.spec().cus - held.cus, nullptr);
+  const gpu::GpuNode& node = sc.machine().gpus[0];
+  const bool busy = held.busy && held.cus > 0;
+  if (busy) node.cus->acquire(held.cus);
+  // The co-runner, launched first: its memory stream on GPU 0.
+  CoRunner corunner;
+  if (held.traffic) corunner = make_corunner(sc, *held.traffic);
+  gpu::CopyKernel* copy = corunner.copy.get();
+  StopOnDone hooks(copy);
+  auto& kern = sc.launch_local_gemm(0, shape, elem, sc.spec().cus - held.cus, &hooks);
+  bool given_back = held.cus == 0;
+  const auto give_back = [&] {
+    if (given_back) return;
+    given_back = true;
+    if (busy) node.cus->release(held.cus);
+    if (!kern.finished()) kern.add_cus(held.cus);
+  };
+  if (copy) {
+    if (held.traffic->total_bytes != 0) copy->on_done(give_back);
+    copy->start();
+  }
   if (held.cus > 0 && held.for_time != Duration{}) {
     sc.sim().run_until(Tick{} + held.for_time);
-    if (!kern.finished()) kern.add_cus(held.cus);
+    give_back();
   }
   sc.run();
   GemmProbe p;
@@ -51,6 +167,8 @@ GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldC
              static_cast<double>(shape.k) * static_cast<double>(shape.batch) / (p.time_us * 1e6);
   p.dram_bytes = sc.dram_total();
   p.dram_read_bytes = kern.dram_read_bytes();
+  p.dram_write_bytes = sc.dram_bytes()[static_cast<size_t>(common::TrafficClass::kGemmWrite)];
+  p.end_us = (kern.done() - Tick{}).to_us();
   const auto& g = sc.spec();
   const uint64_t tiles =
       ((shape.m + g.tile_m - 1) / g.tile_m) * ((shape.n + g.tile_n - 1) / g.tile_n) * shape.batch;
@@ -63,6 +181,17 @@ GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldC
   p.compute_us = static_cast<double>(kern.compute_ps()) * 1e-6;
   p.memory_stall_us = static_cast<double>(kern.memory_stall_ps()) * 1e-6;
   p.pipeline_us = static_cast<double>(kern.pipeline_ps()) * 1e-6;
+  if (node.clock != nullptr) {
+    p.clock_mhz = node.clock->mean_clock_mhz();
+    p.power_w = node.clock->mean_power_w();
+  } else {
+    p.clock_mhz = static_cast<double>(g.clock.count_hz()) * 1e-6;
+  }
+  if (copy) {
+    const Tick end = copy->done() ? copy->finished_at() : kern.done();
+    p.corunner_us = held.traffic->total_bytes != 0 ? (end - Tick{}).to_us() : 0.0;
+    p.corunner_gbps = static_cast<double>(copy->bytes_moved()) / ((end - Tick{}).to_us() * 1e3);
+  }
   return p;
 }
 

@@ -14,6 +14,7 @@
 
 #include "models/collectives/collective.h"
 #include "models/common/memory.h"
+#include "models/gpu/copy_kernel.h"
 #include "models/gpu/gemm_plan.h"
 #include "models/hbm/loaded_latency.h"
 #include "sim/config.h"
@@ -33,14 +34,42 @@ struct GemmProbe {
   double compute_us = 0;
   double memory_stall_us = 0;
   double pipeline_us = 0;
+  // With a power model (gpu.power): the SM clock and board power averaged over the GEMM.
+  double clock_mhz = 0;
+  double power_w = 0;
+  // The co-runner (HeldCus::traffic): bytes it moved per second of the GEMM, and when it ended
+  // (its own time from launch; 0 when it ran until the GEMM ended).
+  double corunner_gbps = 0;
+  double corunner_us = 0;
+  double end_us = 0;              // the GEMM's last store, from the co-runner's launch (time 0)
+  uint64_t dram_write_bytes = 0;  // the GEMM's output stores that reached DRAM
 };
-// CUs (SMs) another kernel holds when the GEMM launches: `cus` of them, given back (add_cus) `for`
-// after the launch; Duration{} holds them to the end. Only the CUs: the holder's memory traffic
-// is not simulated (contention_bench's reduction kernel, validation/cuda, less its HBM load).
+// Another kernel launched before the GEMM (contention_bench's reduction, a spinning or copying
+// kernel): it holds `cus` CUs (SMs), given back (add_cus) `for_time` after the launch or, with
+// `traffic` of a byte count, when its last chunk completes; Duration{} and no byte count hold them
+// to the end. `busy`: the held SMs draw active power (a power model counts them). `traffic`: its
+// memory stream (copy_kernel.h) on GPU 0; with cus = 0 it stands for a copy engine's D2D copy.
+// Without `traffic` only the CUs are held.
 struct HeldCus {
   uint32_t cus = 0;
   Duration for_time;
+  bool busy = false;
+  std::optional<gpu::CopyPattern> traffic;
 };
+// contention_bench's reduction kernel (validation/cuda/contention_bench.cu): c = a + b over
+// arrays of `red_bytes`, one 512-thread CTA on each of `sms` SMs, each thread loading 16 B of a
+// and of b per step; it holds its SMs (busy) until its last chunk lands.
+HeldCus contention_reduction(uint32_t sms, uint64_t red_bytes);
+// The concurrency probe's background kernels on `sms` SMs of a GPU like `spec`, for the whole
+// run: "spin" (busy SMs, no memory traffic), "copy" / "copy-paced" / "copy-evict-first" /
+// "copy-evict-first-paced" (512 threads x 8 loads of 16 B in flight per CTA, then the stores;
+// `sleep_ns` after each 64 KiB chunk), "read" (loads only), "ce" (the copy engines: the GPU's DMA
+// engines each with its window of chunks, no SMs). UsageError for any other kind.
+HeldCus background_kernel(const gpu::GpuSpec& spec, std::string_view kind, uint32_t sms,
+                          uint64_t sleep_ns = 0);
+// The co-runner alone on GPU 0 (no GEMM): its time from launch to its last chunk, in us.
+double probe_corunner_alone(const ConfigDoc& system, const HeldCus& corunner);
+
 // One M x N x K GEMM (2-byte elements) on the CUs of GPU 0 not held.
 // UsageError when `held` takes every CU.
 GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldCus held = {});

@@ -126,8 +126,21 @@ void sharing(SetRun& e, const ConfigDoc& doc, const std::vector<SharingPoint>& p
   }
   e.notes.push_back("errors are points of slowdown (simulated - measured), not relative %");
   e.notes.push_back(
-      "t3sim holds the other kernel's SMs only: its own memory traffic (copy, read, reduction) is "
-      "not simulated");
+      "the other kernel holds its SMs (busy, for the power model) and streams its memory traffic "
+      "(copy, read, reduction) through GPU 0's memory system; evict-first hints are not modelled "
+      "(communication does not allocate in t3sim's L2)");
+}
+
+// The SM clock of sustained runs against NVML's reading (the power model).
+void clocks(SetRun& e, const ConfigDoc& doc, const std::vector<ClockPoint>& pts) {
+  e.metric = "SM clock MHz";
+  for (const auto& p : pts) {
+    e.labels.push_back(p.label);
+    e.measured.push_back(p.clock_mhz);
+    e.cost.push_back(static_cast<double>(p.run.m * p.run.n * p.run.k) / 1e6);
+    e.simulate.push_back([&doc, p] { return sim_gemm_clock_mhz(doc, p); });
+  }
+  e.notes.push_back("the clock is averaged over the simulated GEMM (power controller, gpu.power)");
 }
 
 // A GEMM's DRAM read bytes against Nsight Compute's count.
@@ -200,9 +213,10 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
     const std::string kind = stem.rfind("contention", 0) == 0              ? "contention"
                              : stem.rfind("gemm-under-concurrent", 0) == 0 ? "concurrency"
                              : stem.rfind("gemm-memory", 0) == 0           ? "gemm-memory"
+                             : stem.rfind("sustained-clock", 0) == 0       ? "sustained-clock"
                                                                            : stem;
     const bool known = kind == "gemm" || kind == "hbm" || kind == "contention" ||
-                       kind == "concurrency" || kind == "gemm-memory";
+                       kind == "concurrency" || kind == "gemm-memory" || kind == "sustained-clock";
     const bool one_of_kind = kind == stem;
     const std::string name = (known ? "measured-" + kind : std::string("measured-other")) + ":" +
                              machine + (known && one_of_kind ? "" : "/" + csv.filename().string());
@@ -223,6 +237,8 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
         hbm(e, s.get(e.system), load_hbm_csv(csv));
       } else if (kind == "gemm-memory") {
         gemm_memory(e, s.get(e.system), load_gemm_memory_csv(csv));
+      } else if (kind == "sustained-clock") {
+        clocks(e, s.get(e.system), load_clock_csv(csv));
       } else {
         std::vector<std::string> left_out;
         sharing(

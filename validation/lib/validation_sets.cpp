@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/collectives/collective.h"
+#include "models/system/gemm_limits.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
 #include "tools/studies/parallel.h"
@@ -239,6 +240,8 @@ std::vector<SharingPoint> load_contention_csv(const std::filesystem::path& file)
     }
     if (base_us <= 0) csv.fail(r.line, "a row with red_sms > 0 before the row with red_sms 0");
     p.slowdown_pct = 100.0 * (together / base_us - 1.0);
+    p.kind = "reduction";
+    p.red_bytes = to_u64(csv, r, 6, "red_bytes");
     p.label = p.dtype + " " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
               std::to_string(p.k) + ", " + std::to_string(p.sms) + " SMs for " +
               std::to_string(static_cast<int>(p.hold_us)) + " us";
@@ -270,6 +273,8 @@ std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file
     p.sms = static_cast<uint32_t>(to_u64(csv, r, 5, "background_ctas"));
     p.hold_us = 0;
     p.slowdown_pct = to_real(csv, r, 8, "slowdown_pct");
+    p.kind = kind;
+    p.sleep_ns = to_u64(csv, r, 6, "sleep_ns");
     const std::string sleep = r.fields[6] == "0" ? "" : ", sleep " + r.fields[6] + " ns";
     p.label = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + ", " +
               kind + " on " + std::to_string(p.sms) + " SMs" + sleep;
@@ -278,12 +283,55 @@ std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file
   return out;
 }
 
+studies::HeldCus corunner_for(const gpu::GpuSpec& spec, const SharingPoint& p) {
+  if (p.kind == "reduction") return studies::contention_reduction(p.sms, p.red_bytes);
+  studies::HeldCus held = studies::background_kernel(spec, p.kind, p.sms, p.sleep_ns);
+  if (p.hold_us > 0) held.for_time = Duration::ps(static_cast<uint64_t>(p.hold_us * 1e6));
+  return held;
+}
+
 double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p) {
   const gpu::GemmShape shape{p.m, p.n, p.k, 1, gpu::Precision::kFp16};
   const double alone = studies::probe_gemm(system, shape).time_us;
-  const studies::HeldCus held{p.sms, Duration::ps(static_cast<uint64_t>(p.hold_us * 1e6))};
-  const double with = studies::probe_gemm(system, shape, held).time_us;
+  const gpu::GpuSpec spec = system::system_gpu_spec(system);
+  const double with = studies::probe_gemm(system, shape, corunner_for(spec, p)).time_us;
   return 100.0 * (with / alone - 1.0);
+}
+
+std::vector<ClockPoint> load_clock_csv(const std::filesystem::path& file) {
+  const Csv csv = read_csv(file, {"m,n,k,background_kind,background_ctas,gemm_us,sm_clock_MHz,"
+                                  "power_W,background_GBps_rw"});
+  std::vector<ClockPoint> out;
+  for (const auto& r : csv.rows) {
+    ClockPoint c;
+    c.line = r.line;
+    c.run.m = to_u64(csv, r, 0, "m");
+    c.run.n = to_u64(csv, r, 1, "n");
+    c.run.k = to_u64(csv, r, 2, "k");
+    c.run.kind = r.fields[3];
+    c.run.sms = static_cast<uint32_t>(to_u64(csv, r, 4, "background_ctas"));
+    c.clock_mhz = to_real(csv, r, 6, "sm_clock_MHz");
+    const std::string& k = c.run.kind;
+    if (k != "none" && k != "copy" && k != "spin" && k != "ce") {
+      csv.fail(r.line, "background_kind must be none, copy, spin or ce");
+    }
+    if (c.run.m == 0 || c.run.n == 0 || c.run.k == 0 || c.clock_mhz <= 0) {
+      csv.fail(r.line, "m, n, k and sm_clock_MHz must be positive");
+    }
+    c.label = std::to_string(c.run.m) + "x" + std::to_string(c.run.n) + "x" +
+              std::to_string(c.run.k) + ", " + k +
+              (c.run.sms > 0 ? " on " + std::to_string(c.run.sms) + " SMs" : "") + " (line " +
+              std::to_string(r.line) + ")";
+    out.push_back(c);
+  }
+  return out;
+}
+
+double sim_gemm_clock_mhz(const ConfigDoc& system, const ClockPoint& p) {
+  const gpu::GemmShape shape{p.run.m, p.run.n, p.run.k, 1, gpu::Precision::kFp16};
+  if (p.run.kind == "none") return studies::probe_gemm(system, shape).clock_mhz;
+  const gpu::GpuSpec spec = system::system_gpu_spec(system);
+  return studies::probe_gemm(system, shape, corunner_for(spec, p.run)).clock_mhz;
 }
 
 std::vector<GemmMemoryPoint> load_gemm_memory_csv(const std::filesystem::path& file) {

@@ -17,8 +17,10 @@
 
 #include "models/common/memory.h"
 #include "models/gpu/gemm_plan.h"
+#include "models/gpu/gpu_spec.h"
 #include "sim/config.h"
 #include "tools/studies/env.h"
+#include "tools/studies/probes.h"
 
 namespace t3sim::validation {
 
@@ -75,7 +77,17 @@ struct SharingPoint {
   uint32_t sms = 0;
   double hold_us = 0;
   double slowdown_pct = 0;
+  // The other kernel: "reduction" (contention_bench: c = a + b over red_bytes arrays on `sms`
+  // CTAs, holding its SMs until it ends), "spin", "copy", "copy-paced", "copy-evict-first",
+  // "copy-evict-first-paced" or "read" (the concurrency probe, for the whole run), "ce" (a copy
+  // engine's D2D copy, no SMs); sleep_ns: a paced kernel's pause per chunk.
+  std::string kind;
+  uint64_t red_bytes = 0;
+  uint64_t sleep_ns = 0;
 };
+// The co-runner of `p` as the GEMM probe simulates it on `spec`'s GPU (studies::HeldCus): its
+// SMs (held busy), and its memory stream (copy_kernel.h) as the program's kernel issues it.
+studies::HeldCus corunner_for(const gpu::GpuSpec& spec, const SharingPoint& p);
 // contention_bench's CSV (its 16 columns, optionally the three clock columns): the rows with a
 // reduction kernel, each against the together time of the file's row without one (the programs
 // timed alone and together in different power states before they interleaved them).
@@ -88,6 +100,19 @@ std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file
                                                std::vector<std::string>* left_out = nullptr);
 // The same on GPU 0 of `system`: `t3sim gemm --held-cus sms --held-for hold` against alone.
 double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p);
+
+// A sustained run (the probe's power-capped rows): the GEMM with a background kernel, and the SM
+// clock NVML read.
+struct ClockPoint {
+  int line = 0;
+  std::string label;
+  SharingPoint run;  // shape and background (kind, sms); slowdown unused
+  double clock_mhz = 0;
+};
+// Header `m,n,k,background_kind,background_ctas,gemm_us,sm_clock_MHz,power_W,background_GBps_rw`.
+std::vector<ClockPoint> load_clock_csv(const std::filesystem::path& file);
+// The SM clock (MHz) averaged over the GEMM on GPU 0 of `system` with the point's background.
+double sim_gemm_clock_mhz(const ConfigDoc& system, const ClockPoint& p);
 
 // One GEMM's DRAM read bytes as Nsight Compute counted them (dram__bytes_read.sum, MB = 1e6 B).
 struct GemmMemoryPoint {

@@ -11,11 +11,12 @@
 
 #include "models/system/sublayer.h"
 #include "models/system/system.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system {
 namespace {
 
-const std::filesystem::path kConfigs = std::filesystem::path(T3SIM_SOURCE_DIR) / "configs";
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 constexpr double kTolerance = 1.005;  // 0.5 %
 
 using Sets = std::vector<std::string>;

@@ -1,8 +1,8 @@
-// The ring channel planner (channel_plan.h) on the shipped direct-connect systems, over the links
-// their fabric builders wire (Fabric::path_links): dgx1-v100 (cube_mesh), torus-4x4 (torus_2d) and
-// pcie-nvlink-pairs-8 (nvlink_pairs). Every ring visits every GPU once, no directed link carries
-// more than its rate, the cube-mesh and the torus get several rings, and the bridged pairs get
-// one ring each way.
+// The ring channel planner (channel_plan.h) on the direct-connect systems of tests/fixtures, over
+// the links their fabric builders wire (Fabric::path_links): dgx1-v100 (cube_mesh), torus-4x4
+// (torus_2d) and pcie-nvlink-pairs-8 (nvlink_pairs). Every ring visits every GPU once, no directed
+// link carries more than its rate, the cube-mesh and the torus get several rings, and the bridged
+// pairs get one ring each way.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,11 +14,12 @@
 #include "models/fabric/fabric.h"
 #include "models/system/system.h"
 #include "sim/simulator.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::collectives {
 namespace {
 
-const std::filesystem::path kConfigs = std::filesystem::path(T3SIM_SOURCE_DIR) / "configs";
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 struct Planned {
   ChannelPlan plan;

@@ -1,4 +1,5 @@
-// Collectives on whole systems built from configs/systems (the real HBM and fabric models).
+// Collectives on whole systems built from the frozen systems in tests/fixtures (the real HBM and
+// fabric models).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,11 +11,12 @@
 #include "models/fabric/fabric.h"
 #include "models/system/system.h"
 #include "sim/simulator.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::collectives {
 namespace {
 
-const std::filesystem::path kConfigs = std::filesystem::path(T3SIM_SOURCE_DIR) / "configs";
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 struct Result {
   double us = 0;

@@ -1,5 +1,6 @@
 // Configuration: strict binding (did-you-mean for topology names and keys, unused keys, bare
-// numbers, inconsistent sizes), the registry entry, and every preset under configs/presets/links.
+// numbers, inconsistent sizes), the registry entry, and every shipped preset under
+// configs/presets/links.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -45,7 +46,7 @@ TEST(FabricConfig, TakesTheSystemGpuCountWhenItHasNone) {
 
 std::optional<t3sim::common::GpuRotation> sublayer_rotation_of(const nlohmann::json& cfg) {
   const ConfigDoc doc =
-      config_from_json(cfg, "<test>", {std::string(T3SIM_SOURCE_DIR) + "/configs"});
+      config_from_json(cfg, "<test>", {t3sim::testing::fixtures_dir()});
   return sublayer_rotation(parse_fabric_config(ConfigNode::root(doc)));
 }
 
@@ -136,10 +137,11 @@ nlohmann::json with_preset(nlohmann::json cfg, const std::string& key, const std
   return cfg;
 }
 
-TEST(FabricConfig, EveryPresetBuildsAFabric) {
-  const std::string dir = std::string(T3SIM_SOURCE_DIR) + "/configs/presets/links";
+TEST(FabricConfig, EveryShippedPresetBuildsAFabric) {
+  T3SIM_REQUIRE_SHIPPED_CONFIGS();
+  const std::filesystem::path configs = t3sim::testing::shipped_configs_dir();
   int count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+  for (const auto& entry : std::filesystem::directory_iterator(configs / "presets" / "links")) {
     const std::string file = entry.path().filename().string();
     nlohmann::json cfg;
     if (file.rfind("nvswitch", 0) == 0) {
@@ -153,7 +155,7 @@ TEST(FabricConfig, EveryPresetBuildsAFabric) {
     } else {
       cfg = with_preset(testing::ring_cfg(4), "link", file);
     }
-    Harness h(cfg);
+    Harness h(cfg, configs);
     h.send(0, 1, 1 << 20, 1);
     h.run();
     EXPECT_EQ(h.rx.log.size(), 1u) << file;

@@ -1,8 +1,10 @@
 // Shared helpers of the fabric tests: build a Fabric from an in-memory config (presets resolve
-// against configs/), record deliveries with their arrival time, and inject sends at given times.
+// against the frozen tests/fixtures, or a folder given), record deliveries with their arrival
+// time, and inject sends at given times.
 // Link defaults: 64 GB/s, 500 ns, 64 KiB packets, so one packet serialises in exactly 1.024 us.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "sim/config.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::fabric::testing {
 
@@ -93,8 +96,9 @@ inline nlohmann::json leaf_spine_cfg(int nodes, int gpn, int per_leaf, double ov
 
 // A simulator, a fabric built from `cfg`, and a recorder, in one object.
 struct Harness {
-  explicit Harness(const nlohmann::json& cfg)
-      : doc(config_from_json(cfg, "<test>", {std::string(T3SIM_SOURCE_DIR) + "/configs"})),
+  explicit Harness(const nlohmann::json& cfg,
+                   const std::filesystem::path& configs = t3sim::testing::fixtures_dir())
+      : doc(config_from_json(cfg, "<test>", {configs})),
         fabric(make_fabric(sim, &sim.root(), ConfigNode::root(doc))) {}
   Tick run() {
     sim.run();

@@ -18,14 +18,15 @@
 #include "models/system/system.h"
 #include "sim/errors.h"
 #include "sim/units_parse.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::gpu {
 namespace {
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 ConfigDoc load(const std::string& system, const std::vector<std::string>& sets = {}) {
-  return system::load_system_config(system, kSource / "configs", sets);
+  return system::load_system_config(system, kConfigs, sets);
 }
 
 struct GemmRun {

@@ -8,14 +8,15 @@
 
 #include "models/system/system.h"
 #include "sim/errors.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::gpu {
 namespace {
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 GpuSpec bind_system_gpu(const std::string& system, const std::vector<std::string>& sets = {}) {
-  const ConfigDoc doc = system::load_system_config(system, kSource / "configs", sets);
+  const ConfigDoc doc = system::load_system_config(system, kConfigs, sets);
   return bind_gpu(ConfigNode(doc, doc.root["gpu"], "/gpu"));
 }
 

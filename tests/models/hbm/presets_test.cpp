@@ -1,4 +1,4 @@
-// Every HBM preset binds against hbm_params(), cites a source for every value, and builds an Hbm
+// Every shipped HBM preset (configs/presets/hbm) binds against hbm_params(), cites a source for every value, and builds an Hbm
 // whose per-channel bandwidth is peak x efficiency / channels.
 #include <gtest/gtest.h>
 
@@ -8,14 +8,16 @@
 #include "sim/config.h"
 #include "sim/registry.h"
 #include "sim/simulator.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::hbm {
 namespace {
 
 namespace fs = std::filesystem;
 
-TEST(HbmPresets, EveryPresetBindsAndCitesEveryKey) {
-  const fs::path dir = fs::path(T3SIM_SOURCE_DIR) / "configs/presets/hbm";
+TEST(HbmPresets, EveryShippedPresetBindsAndCitesEveryKey) {
+  T3SIM_REQUIRE_SHIPPED_CONFIGS();
+  const fs::path dir = t3sim::testing::shipped_configs_dir() / "presets" / "hbm";
   int n = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".json") continue;

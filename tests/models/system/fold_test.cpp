@@ -15,13 +15,14 @@
 #include "models/system/sublayer.h"
 #include "models/system/system.h"
 #include "small_systems.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system {
 namespace {
 
 using common::TrafficClass;
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 using testing::ring8;
 using testing::two_nodes;
@@ -105,7 +106,7 @@ TEST(Fold, EdgeTilesInSomeChunksFallBackToTheFullRun) {
 TEST(Fold, CuAllReduceAcrossTwoNodesFoldsOntoNodeZero) {
   // The flat ring all-reduce crosses the NICs at node boundaries: node 0's 8 GPUs stand for the
   // 16 under whole-node rotations (0.06 % apart here).
-  const ConfigDoc two = load_system_config("dgx-h100-2node", kSource / "configs");
+  const ConfigDoc two = load_system_config("dgx-h100-2node", kConfigs);
   const SublayerResult r = run_piece(two, spec({1024, 4096, 512}, true), Piece::kArCu);
   const SublayerResult full = run_piece(two, spec({1024, 4096, 512}, false), Piece::kArCu);
   EXPECT_TRUE(r.folded);
@@ -171,7 +172,7 @@ TEST(Fold, FusedReduceScatterOnALeafSpineFoldsWhenItsRoutesLookAlike) {
 }
 
 TEST(Fold, SwitchFabricFolds) {
-  const ConfigDoc dgx = load_system_config("dgx-a100", kSource / "configs");
+  const ConfigDoc dgx = load_system_config("dgx-a100", kConfigs);
   const gpu::GemmShape s{1024, 4096, 512};
   const SublayerResult f = run_sublayer(dgx, spec(s, true), Mode::kSequential);
   const SublayerResult full = run_sublayer(dgx, spec(s, false), Mode::kSequential);

@@ -13,11 +13,12 @@
 #include "models/system/system.h"
 #include "sim/errors.h"
 #include "small_systems.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system {
 namespace {
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 using testing::ring8;
 
@@ -137,7 +138,7 @@ TEST(Modes, DecomposedNeedsTokensDivisibleByChunksTimesGpus) {
 TEST(Modes, T3WithoutNearBankAlusStillReducesButNotFaster) {
   // nmc = false: the memory controller performs each UPDATE as a read-modify-write over the bus
   // (models/system/system.cpp). Same data moves; it can only cost more HBM time.
-  const ConfigDoc no_nmc = load_system_config("t3-ring-8", kSource / "configs", {"nmc=false"});
+  const ConfigDoc no_nmc = load_system_config("t3-ring-8", kConfigs, {"nmc=false"});
   for (Mode m : {Mode::kT3, Mode::kT3Direct}) {
     SCOPED_TRACE(std::string(to_string(m)));
     SublayerResult with, without;

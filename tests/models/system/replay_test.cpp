@@ -13,6 +13,7 @@
 #include "models/workload/layer_generator.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system {
 namespace {
@@ -22,14 +23,15 @@ using workload::OpKind;
 using workload::Trace;
 
 const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 const ConfigDoc& ring8() {
-  static const ConfigDoc doc = load_system_config("t3-ring-8", kSource / "configs");
+  static const ConfigDoc doc = load_system_config("t3-ring-8", kConfigs);
   return doc;
 }
 
 workload::ModelSpec mega_gpt2() {
-  return workload::load_model_by_name("mega-gpt2", kSource / "configs" / "models");
+  return workload::load_model_by_name("mega-gpt2", kConfigs / "models");
 }
 
 Op gemm_op(const std::string& id, workload::GemmShape shape, int stream = 0,
@@ -264,7 +266,7 @@ TEST(Replay, BatchedGemmReadsEveryProductsOperands) {
 // in TF32 as in FP16 (494.7 vs 989.4 TFLOP/s) and far longer without tensor cores (FP32 SIMT);
 // a preset without the rate refuses the op.
 TEST(Replay, GemmPrecisionPicksTheMatrixRate) {
-  static const ConfigDoc h100 = load_system_config("dgx-h100", kSource / "configs");
+  static const ConfigDoc h100 = load_system_config("dgx-h100", kConfigs);
   Trace t;
   t.ops = {gemm_op("fp16", {2048, 2048, 2048}), gemm_op("tf32", {2048, 2048, 2048}),
            gemm_op("fp32", {2048, 2048, 2048})};

@@ -1,16 +1,17 @@
-// Small systems shared by the system tests: the T3 paper's 8-GPU ring (configs/systems/t3-ring-8)
-// and the same GPUs as two nodes of four on a rail-optimised two-level fabric.
+// Small systems shared by the system tests: the T3 paper's 8-GPU ring (t3-ring-8, frozen in
+// tests/fixtures) and the same GPUs as two nodes of four on a rail-optimised two-level fabric.
 #pragma once
 
 #include <filesystem>
 
 #include "models/system/system.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system::testing {
 
 inline const ConfigDoc& ring8() {
   static const ConfigDoc doc =
-      load_system_config("t3-ring-8", std::filesystem::path(T3SIM_SOURCE_DIR) / "configs");
+      load_system_config("t3-ring-8", t3sim::testing::fixtures_dir());
   return doc;
 }
 

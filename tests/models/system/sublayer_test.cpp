@@ -1,10 +1,11 @@
-// run_sublayer / run_piece on t3-ring-8 with small shapes (Mega-GPT-2 FC-2 at 1024 tokens; T-NLG
-// FC-2 at 2048 tokens for the paper's mode ordering). Checks T3's reduction invariants (every
-// chunk ends with N contributions, each DMA entry triggers once), conservation (fabric bytes sent
-// == received, link bytes of the fused RS == (N-1) x output, traffic classes sum to the total),
-// MCA with an unreachable threshold == plain T3, T3 on near-infinite links == GEMM + AG, the
-// paper's ordering ideal >= T3-MCA >= T3 > sequential with less DRAM traffic, the AG after a fused
-// RS equal to the standalone AG (T3 and T3-MCA; include_ag = false + append_ag), and determinism.
+// run_sublayer / run_piece on the frozen t3-ring-8 (tests/fixtures) with small shapes (Mega-GPT-2
+// FC-2 at 1024 tokens; T-NLG FC-2 at 2048 tokens). Checks T3's reduction invariants (every chunk
+// ends with N contributions, each DMA entry triggers once), conservation (fabric bytes sent ==
+// received, link bytes of the fused RS == (N-1) x output, traffic classes sum to the total), MCA
+// with an unreachable threshold == plain T3, T3 on near-infinite links == GEMM + AG, less DRAM
+// traffic under T3 than sequential (the paper's time ordering, which rests on the fitted presets,
+// is in tests/regression), the AG after a fused RS equal to the standalone AG (T3 and T3-MCA;
+// include_ag = false + append_ag), and determinism.
 #include "models/system/sublayer.h"
 
 #include <gtest/gtest.h>
@@ -16,15 +17,16 @@
 #include "models/workload/model_spec.h"
 #include "models/workload/sublayer.h"
 #include "sim/errors.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system {
 namespace {
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 constexpr uint64_t kGpus = 8;
 
 const ConfigDoc& ring8() {
-  static const ConfigDoc doc = load_system_config("t3-ring-8", kSource / "configs");
+  static const ConfigDoc doc = load_system_config("t3-ring-8", kConfigs);
   return doc;
 }
 
@@ -35,7 +37,7 @@ SublayerSpec mega_fc2() {
 }
 
 SublayerSpec tnlg_fc2() {
-  const auto model = workload::load_model_by_name("t-nlg", kSource / "configs" / "models");
+  const auto model = workload::load_model_by_name("t-nlg", kConfigs / "models");
   const auto t =
       workload::t3_sublayer(model, 8, 2048, workload::Sublayer::kFc2, workload::Pass::kFwd);
   SublayerSpec s;
@@ -130,7 +132,7 @@ TEST(SublayerRun, FusedReduceScatterMovesExactlyTheRingVolume) {
 
 TEST(SublayerRun, McaWithUnreachableThresholdEqualsT3) {
   const ConfigDoc off = load_system_config(
-      "t3-ring-8", kSource / "configs",
+      "t3-ring-8", kConfigs,
       {"hbm.mca_mode=static", "hbm.mca_threshold=1 GiB", "hbm.mca_compute_first=false"});
   const auto t3 = run_sublayer(off, mega_fc2(), Mode::kT3);
   const auto mca = run_sublayer(off, mega_fc2(), Mode::kT3Mca);
@@ -143,7 +145,7 @@ TEST(SublayerRun, McaWithUnreachableThresholdEqualsT3) {
 
 TEST(SublayerRun, T3OnNearInfiniteLinksIsGemmPlusAllGather) {
   const ConfigDoc fast =
-      load_system_config("t3-ring-8", kSource / "configs",
+      load_system_config("t3-ring-8", kConfigs,
                          {"fabric.link.bandwidth=100 TB/s", "fabric.link.latency=1 ns"});
   const auto gemm = run_piece(fast, mega_fc2(), Piece::kGemm);
   const auto ag = run_piece(fast, mega_fc2(), Piece::kAgCu);
@@ -158,7 +160,9 @@ TEST(SublayerRun, T3OnNearInfiniteLinksIsGemmPlusAllGather) {
   EXPECT_LE(t3.total_us, slow.total_us);
 }
 
-TEST(SublayerRun, TnlgFc2ModeOrderingAndDataMovement) {
+// The paper's time ordering of these modes depends on the fitted constants of the presets: it is
+// pinned on the shipped T3 machine in tests/regression. The data movement is the mechanism's.
+TEST(SublayerRun, TnlgFc2T3MovesLessDramDataThanSequential) {
   const SublayerSpec s = tnlg_fc2();
   ASSERT_EQ(s.shape.m, 2048u);
   ASSERT_EQ(s.shape.n, 4256u);
@@ -166,29 +170,17 @@ TEST(SublayerRun, TnlgFc2ModeOrderingAndDataMovement) {
   const auto seq = run_sublayer(ring8(), s, Mode::kSequential);
   const auto t3 = run_sublayer(ring8(), s, Mode::kT3);
   const auto mca = run_sublayer(ring8(), s, Mode::kT3Mca);
-  const auto ideal = run_sublayer(ring8(), s, Mode::kIdeal);
-  // (McaAllGatherEqualsStandaloneAllGather guards the AG half of this comparison.)
-  // Ideal composes isolated runs; MCA's compute-first preemption can make the fused GEMM a hair
-  // faster than the isolated one, so Ideal bounds T3-MCA to within 0.5 %.
-  EXPECT_LE(ideal.total_us, mca.total_us * 1.005)
-      << "t3-mca gemm " << mca.gemm_us << " ag " << mca.ag_us << "; ideal gemm " << ideal.gemm_us
-      << " ag " << ideal.ag_us;
-  // With the shipped deep DRAM queues the GEMM barely feels the reduce-scatter, so MCA can only
-  // delay the communication a little: T3-MCA stays within 1 % of T3 (ShallowQueuesLetMcaRelieve
-  // TheGemm checks the mechanism itself).
-  EXPECT_LE(mca.total_us, t3.total_us * 1.01);
-  EXPECT_LT(t3.total_us, seq.total_us);
   EXPECT_LT(t3.dram_total, seq.dram_total);
   EXPECT_LT(mca.dram_total, seq.dram_total);
   EXPECT_LT(dram(t3, common::TrafficClass::kRsRead), dram(seq, common::TrafficClass::kRsRead));
-  for (const auto* r : {&seq, &t3, &mca, &ideal}) EXPECT_EQ(class_sum(*r), r->dram_total);
+  for (const auto* r : {&seq, &t3, &mca}) EXPECT_EQ(class_sum(*r), r->dram_total);
 }
 
 TEST(SublayerRun, ShallowQueuesLetMcaRelieveTheGemm) {
   // With DRAM queues as shallow as Accel-Sim's (64 x 128 B), the reduce-scatter's traffic queues
   // ahead of the GEMM's reads and slows it; MCA's compute-first service and byte gate give part of
   // that back. Mechanism, not a fitted number: both orderings must hold.
-  const ConfigDoc shallow = load_system_config("t3-ring-8", kSource / "configs",
+  const ConfigDoc shallow = load_system_config("t3-ring-8", kConfigs,
                                                {"hbm.read_queue=8 KiB", "hbm.write_queue=8 KiB"});
   const SublayerSpec s = tnlg_fc2();
   const auto gemm = run_piece(shallow, s, Piece::kGemm);

@@ -7,11 +7,12 @@
 
 #include "models/system/system.h"
 #include "sim/errors.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system {
 namespace {
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 TEST(SystemSchema, KnowsTheDeclaredKeysOfEachObject) {
   EXPECT_TRUE(system_declares("/gpus"));
@@ -27,7 +28,7 @@ TEST(SystemSchema, KnowsTheDeclaredKeysOfEachObject) {
 }
 
 TEST(SystemSchema, SetAddsADeclaredKeyTheFileOmits) {
-  const auto configs = kSource / "configs";
+  const auto configs = kConfigs;
   const ConfigDoc base = load_system_config("t3-ring-8", configs);
   ASSERT_FALSE(base.root["fabric"].contains("local_latency")) << "pick another omitted key";
   const ConfigDoc doc = load_system_config("t3-ring-8", configs, {"fabric.local_latency=5 ns"});

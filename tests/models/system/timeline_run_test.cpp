@@ -15,11 +15,12 @@
 #include "models/system/sublayer.h"
 #include "models/system/system.h"
 #include "sim/timeline_check.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system {
 namespace {
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 // T-NLG FC-2 at TP 8 as `t3sim sublayer` runs it: M = 8192 tokens (seq_len 1024 x micro-batch
 // 8), N = hidden 4256, K = 4 x 4256 / 8.
@@ -35,7 +36,7 @@ struct Traced {
 };
 
 Traced traced(Mode mode, TimelineOptions o = {}) {
-  const ConfigDoc doc = load_system_config("t3-ring-8", kSource / "configs");
+  const ConfigDoc doc = load_system_config("t3-ring-8", kConfigs);
   const auto path = std::filesystem::temp_directory_path() /
                     ("t3sim_timeline_" + std::to_string(::getpid()) + ".json");
   RunOptions opts;
@@ -89,7 +90,7 @@ TEST(TimelineRun, ShowsEveryResourcePerGpu) {
 }
 
 TEST(TimelineRun, RecordingChangesNoResult) {
-  const ConfigDoc doc = load_system_config("t3-ring-8", kSource / "configs");
+  const ConfigDoc doc = load_system_config("t3-ring-8", kConfigs);
   SublayerSpec s = tnlg_fc2();
   s.fold = false;
   const SublayerResult plain = run_sublayer(doc, s, Mode::kT3Mca, RunOptions{});

@@ -16,15 +16,16 @@
 #include "models/system/sublayer.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::tracker {
 namespace {
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 constexpr uint64_t kTileBytes = 4096;
 
 const ConfigDoc& ring8() {
-  static const ConfigDoc doc = system::load_system_config("t3-ring-8", kSource / "configs");
+  static const ConfigDoc doc = system::load_system_config("t3-ring-8", kConfigs);
   return doc;
 }
 
@@ -195,7 +196,7 @@ TEST(Tracker, CapacityZeroInSystemConfigIsConfigError) {
   EXPECT_THROW(
       {
         const ConfigDoc doc =
-            system::load_system_config("t3-ring-8", kSource / "configs", {"t3.tracker_entries=0"});
+            system::load_system_config("t3-ring-8", kConfigs, {"t3.tracker_entries=0"});
         system::run_sublayer(doc, spec, system::Mode::kT3);
       },
       ConfigError);
@@ -255,7 +256,7 @@ TEST(TrackerInSublayer, TriggersEqualProgrammedDmaEntries) {
 TEST(TrackerInSublayer, CapacityOneCompletesWithSameTraffic) {
   const auto normal = system::run_sublayer(ring8(), small_fc2(), system::Mode::kT3);
   const ConfigDoc one =
-      system::load_system_config("t3-ring-8", kSource / "configs", {"t3.tracker_entries=1"});
+      system::load_system_config("t3-ring-8", kConfigs, {"t3.tracker_entries=1"});
   system::SublayerResult tiny;
   ASSERT_NO_THROW(tiny = system::run_sublayer(one, small_fc2(), system::Mode::kT3));
   EXPECT_EQ(tiny.dram_total, normal.dram_total);

@@ -204,13 +204,13 @@ TEST(ChakraImport, KernelOfAHostMatmulTakesItsShape) {
 }
 
 TEST(ChakraImport, UnmodelledNodesAreCountedWarningsOrStrictErrors) {
-  const std::vector<Node> nodes = {compute(1, 30), compute(2, 12), collective(3, 5, 64)};
+  const std::vector<Node> nodes = {compute(1, 30), compute(2, 12), collective(3, 3, 64)};
   const ChakraImport imported = import_one(nodes);
   const ChakraSummary& s = imported.summary;
   ASSERT_EQ(s.warnings.size(), 2u);
   EXPECT_EQ(s.warnings[0].count, 2);
   EXPECT_DOUBLE_EQ(s.warnings[0].gpu_us, 42.0);
-  EXPECT_NE(s.warnings[1].reason.find("BROADCAST"), std::string::npos);
+  EXPECT_NE(s.warnings[1].reason.find("GATHER"), std::string::npos);
   EXPECT_EQ(imported.trace.ops[2].kind, OpKind::kFixed);
   const auto lines = format_warnings(s, "t.0.et");
   EXPECT_NE(lines[0].find("2 nodes (42.0 us)"), std::string::npos) << lines[0];
@@ -316,6 +316,66 @@ TEST(ChakraImport, RanksWithDifferentProgramsNeedAChosenRank) {
   const ChakraImport same = import_chakra({r0, r1b});
   EXPECT_TRUE(same.summary.symmetric);
   EXPECT_EQ(same.summary.identical_files, 0);
+}
+
+TEST(ChakraImport, DeeplyNestedShapesAreAOneLineError) {
+  // 100000 levels of list in inputs.shapes: once a stack overflow when the error message dumped it.
+  Node deep = matmul(1);
+  deep.mutable_inputs()->set_shapes(std::string(100000, '[') + std::string(100000, ']'));
+  const ScratchDir dir;
+  const auto path = write(dir / "deep.0.et", et_bytes({deep}));
+  try {
+    import_chakra({path});
+    FAIL() << "a 100000-deep inputs.shapes was imported";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), path.string());
+    EXPECT_TRUE(e.pointer().starts_with("/records/1/inputs/shapes/0/0")) << e.pointer();
+    EXPECT_NE(e.message().find("nested deeper than"), std::string::npos) << e.message();
+  }
+}
+
+TEST(ChakraImport, RepeatedDepsOnManyNodesAreKeptOnceInFirstOrder) {
+  constexpr std::uint64_t kNodes = 20000;
+  std::vector<Node> nodes;
+  Node sink = compute(kNodes, 1);
+  for (std::uint64_t id = 0; id < kNodes; ++id) {
+    nodes.push_back(compute(id, 1));
+    sink.add_data_deps(kNodes - 1 - id);
+  }
+  for (std::uint64_t id = 0; id < kNodes; ++id) sink.add_ctrl_deps(id);  // all repeats
+  nodes.push_back(sink);
+  const ChakraImport imported = import_one(nodes);
+  const std::vector<std::string>& deps = imported.trace.ops.back().deps;
+  ASSERT_EQ(deps.size(), kNodes);
+  EXPECT_EQ(deps.front(), fmt::format("n{}.fixed", kNodes - 1));
+  EXPECT_EQ(deps.back(), "n0.fixed");
+}
+
+// The ConfigError of chakra_rank_files(args), or "" when it returns.
+std::string rank_files_error(const std::vector<std::string>& args) {
+  try {
+    chakra_rank_files(args);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ChakraImport, RanksWithAGapAreRefused) {
+  const ScratchDir dir;
+  for (const int r : {0, 1, 3}) write(dir / fmt::format("p.{}.et", r), et_bytes({compute(1, 1)}));
+  write(dir / "pq.7.et", "");  // another prefix's file is no gap of p
+  const std::string prefix = (dir / "p").string();
+  const std::string error = rank_files_error({prefix});
+  EXPECT_NE(error.find(prefix + ".2.et"), std::string::npos) << error;
+  EXPECT_NE(error.find(prefix + ".3.et exists"), std::string::npos) << error;
+  const std::string given = rank_files_error(
+      {prefix + ".0.et", prefix + ".3.et", prefix + ".1.et"});  // numbered one by one
+  EXPECT_NE(given.find("rank 2's file is missing"), std::string::npos) << given;
+  EXPECT_NE(given.find(prefix + ".3.et"), std::string::npos) << given;
+  EXPECT_EQ(chakra_rank_files({(dir / "pq").string() + ".7.et"}).size(), 1u);  // one file alone
+  std::filesystem::remove(dir / "p.3.et");
+  EXPECT_EQ(chakra_rank_files({prefix}).size(), 2u);
 }
 
 }  // namespace

@@ -97,6 +97,40 @@ TEST(KinetoImport, CollectiveSizeFromRecordParamComms) {
   EXPECT_EQ(t.ops[1].kind, OpKind::kFixed);  // send/recv is not a TP collective
 }
 
+// Every collective NCCL runs becomes its kind (a barrier an all-reduce of its one element); a
+// send/recv kernel, whose peer the profile does not record, stays fixed and is counted.
+TEST(KinetoImport, RootedAllToAllAndBarrierCollectivesAreSimulated) {
+  const auto comms = [](const std::string& name, int elements) {
+    return nlohmann::json{{"Collective name", name},
+                          {"In msg nelems", elements},
+                          {"Out msg nelems", elements},
+                          {"Group size", 8},
+                          {"dtype", "Float"}};
+  };
+  const nlohmann::json trace = {
+      {"traceEvents",
+       {cpu_op("record_param_comms", 9, comms("broadcast", 1024)),
+        kernel("ncclDevKernel_Broadcast_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 9),
+        cpu_op("record_param_comms", 10, comms("all_to_all", 4096)),
+        kernel("ncclDevKernel_SendRecv(ncclDevComm*)", 7.0, 3.0, 20, 10),
+        cpu_op("record_param_comms", 11, comms("barrier", 1)),
+        kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", 11.0, 2.0, 20, 11),
+        cpu_op("record_param_comms", 12, comms("reduce", 64)),
+        kernel("ncclDevKernel_Reduce_Sum_f32_RING_LL(ncclDevComm*)", 14.0, 2.0, 20, 12),
+        kernel("ncclDevKernel_SendRecv(ncclDevComm*)", 17.0, 4.0, 20, 13)}}};
+  const KinetoImport k = import_kineto_profile(trace, "c.json", {});
+  const std::vector<OpKind> want = {OpKind::kBroadcast, OpKind::kAllToAll, OpKind::kAllReduce,
+                                    OpKind::kReduce, OpKind::kFixed};
+  ASSERT_EQ(k.trace.ops.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(k.trace.ops[i].kind, want[i]) << i;
+  EXPECT_EQ(k.trace.ops[1].bytes, 4096 * 4);
+  EXPECT_EQ(k.trace.ops[2].bytes, 4);
+  EXPECT_EQ(k.trace.ops[1].tp_group, 8);
+  const std::string summary = format_summary(k.summary);
+  EXPECT_NE(summary.find("communication not simulated: 1 ops, 4.0 us"), std::string::npos)
+      << summary;
+}
+
 // Older PyTorch: no nelems anywhere, but c10d::_allgather_base_ records [output, input] dims, so
 // the full buffer and the group (their ratio) are known, whatever the world size.
 TEST(KinetoImport, AllGatherSizedFromTheBaseOpDims) {
@@ -167,6 +201,30 @@ TEST(KinetoImport, UnlinkedKernelsAreFixedOps) {
   ASSERT_EQ(t.ops.size(), 1u);
   EXPECT_EQ(t.ops[0].kind, OpKind::kFixed);
   EXPECT_EQ(t.ops[0].stream, kComputeStream);
+}
+
+// A GPU kernel without "ph" is not a complete event: it is not imported, but counted and warned
+// about (its GPU time no longer vanishes in silence), and --strict refuses it.
+TEST(KinetoImport, KernelWithoutPhIsCountedAndWarned) {
+  nlohmann::json lost = kernel("void elementwise_kernel", 10.0, 39.0, 7, 78);
+  lost.erase("ph");
+  const nlohmann::json trace = {
+      {"traceEvents", {kernel("void elementwise_kernel", 3.0, 4.0, 7, 77), lost}}};
+  const KinetoImport k = import_kineto_profile(trace, "p.json");
+  EXPECT_EQ(k.trace.ops.size(), 1u);
+  EXPECT_EQ(k.summary.without_ph, 1);
+  EXPECT_DOUBLE_EQ(k.summary.without_ph_us, 39.0);
+  const auto lines = format_warnings(k.summary, "p.json");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("warning: p.json: 1 GPU events without \"ph\" (39.0 us", 0), 0u)
+      << lines[0];
+  EXPECT_NE(lines[0].find("/traceEvents/1"), std::string::npos) << lines[0];
+  try {
+    import_kineto(trace, "p.json", {.strict = true});
+    FAIL() << "strict import accepted a kernel without ph";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/traceEvents/1");
+  }
 }
 
 }  // namespace

@@ -97,26 +97,31 @@ TEST(KinetoReal, KindFromTheHostOpNotTheKernelName) {
   // world has 16 ranks), the full buffer 65536 x 384 floats.
   EXPECT_EQ(rs[0]->tp_group, 8);
   EXPECT_EQ(rs[0]->bytes, std::int64_t{65536} * 384 * 4);
-  EXPECT_EQ(category(k.summary, KernelCategory::kCollective).ops,
-            static_cast<std::int64_t>(rs.size()) +
-                static_cast<std::int64_t>(of_kind(k.trace, OpKind::kAllGather).size() +
-                                          of_kind(k.trace, OpKind::kAllReduce).size()));
+  const auto communication = std::count_if(k.trace.ops.begin(), k.trace.ops.end(),
+                                           [](const Op& op) { return is_collective(op.kind); });
+  EXPECT_EQ(category(k.summary, KernelCategory::kCollective).ops, communication);
 }
 
-// A CUDA-graph kernel and all-to-all kernels cannot be modelled: lenient keeps them fixed and
-// says so once per reason; strict stops at the first with its pointer.
-TEST(KinetoReal, GraphAndAllToAllKeptFixedWithWarningsOrStrictError) {
+// A CUDA-graph kernel cannot be modelled: lenient keeps it fixed and says so once per reason;
+// strict stops at it with its pointer. The all-to-all kernels (NCCL SendRecv kernels under
+// nccl:all_to_all) become all_to_all ops of the annotation's input buffer.
+TEST(KinetoReal, GraphKeptFixedOrStrictErrorAndAllToAllSimulated) {
   const KinetoImport k = import_file("hta_cuda_graph.json");
   EXPECT_EQ(category(k.summary, KernelCategory::kGraph).ops, 1);
-  EXPECT_EQ(category(k.summary, KernelCategory::kCollectiveUnmodelled).ops, 2);
+  EXPECT_EQ(category(k.summary, KernelCategory::kCollectiveUnmodelled).ops, 0);
   EXPECT_TRUE(has_warning(k.summary, "CUDA graph"));
-  EXPECT_TRUE(has_warning(k.summary, "all-to-all"));
+  EXPECT_FALSE(has_warning(k.summary, "all-to-all"));
   EXPECT_EQ(k.trace.ops.size(), 5u);
-  EXPECT_TRUE(of_kind(k.trace, OpKind::kFixed).size() == 5u);
+  const auto a2a = of_kind(k.trace, OpKind::kAllToAll);
+  ASSERT_EQ(a2a.size(), 2u);
+  EXPECT_EQ(a2a[0]->bytes, std::int64_t{689144} * 4);  // "Input Dims" [[689144]] of int
+  EXPECT_EQ(a2a[1]->bytes, std::int64_t{32768} * 4);
+  EXPECT_EQ(a2a[0]->dtype, Dtype::kInt32);
+  EXPECT_EQ(category(k.summary, KernelCategory::kCollective).ops, 2);
   const auto path = data("hta_cuda_graph.json");
   try {
     import_kineto(read_json_file(path), path.string(), {.strict = true});
-    FAIL() << "strict import accepted an all-to-all";
+    FAIL() << "strict import accepted a CUDA-graph kernel";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("--strict"), std::string::npos) << e.what();
     EXPECT_EQ(e.pointer().rfind("/traceEvents/", 0), 0u) << e.pointer();

@@ -145,5 +145,50 @@ TEST(Trace, PayloadMustMatchKind) {
             "/ops/1/stream");
 }
 
+// Send and recv name their peer as an offset in the group (required, 1..group-1); broadcast and
+// reduce may name a root; neither key applies to other kinds. Each survives a round trip.
+TEST(Trace, PointToPointPeersAndRootsAreRanksOfTheGroup) {
+  nlohmann::json j = read_json_file(samples_dir() / "tiny.json");
+  j["ops"][1]["kind"] = "send";
+  j["ops"][1]["peer"] = 1;
+  j["ops"].push_back({{"id", "r"},
+                      {"kind", "recv"},
+                      {"bytes", 64},
+                      {"dtype", "fp32"},
+                      {"stream", 2},
+                      {"peer", 7}});
+  j["ops"].push_back({{"id", "b"},
+                      {"kind", "broadcast"},
+                      {"bytes", 64},
+                      {"dtype", "fp32"},
+                      {"stream", 2},
+                      {"root", 3}});
+  j["ops"].push_back(
+      {{"id", "x"}, {"kind", "all_to_all"}, {"bytes", 64}, {"dtype", "fp32"}, {"stream", 2}});
+  const Trace t = parse_trace(j, "p2p.json");
+  EXPECT_EQ(t.ops[1].kind, OpKind::kSend);
+  EXPECT_EQ(t.ops[1].peer, 1);
+  EXPECT_EQ(t.ops[4].peer, 7);
+  EXPECT_EQ(t.ops[5].root, 3);
+  EXPECT_EQ(t.ops[6].tp_group, 8);
+  EXPECT_EQ(parse_trace(to_json(t), "again"), t);
+  const auto pointer_of = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json e = j;
+    edit(e);
+    try {
+      parse_trace(e, "p2p.json");
+    } catch (const ConfigError& error) {
+      return error.pointer();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(pointer_of([](nlohmann::json& e) { e["ops"][1].erase("peer"); }), "/ops/1/peer");
+  EXPECT_EQ(pointer_of([](nlohmann::json& e) { e["ops"][1]["peer"] = 8; }), "/ops/1/peer");
+  EXPECT_EQ(pointer_of([](nlohmann::json& e) { e["ops"][1]["peer"] = 0; }), "/ops/1/peer");
+  EXPECT_EQ(pointer_of([](nlohmann::json& e) { e["ops"][5]["root"] = 8; }), "/ops/5/root");
+  EXPECT_EQ(pointer_of([](nlohmann::json& e) { e["ops"][6]["peer"] = 1; }), "/ops/6/peer");
+  EXPECT_EQ(pointer_of([](nlohmann::json& e) { e["ops"][6]["root"] = 0; }), "/ops/6/root");
+}
+
 }  // namespace
 }  // namespace t3sim::workload
