@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/collectives/fold.h"
+#include "tests/support/fixtures.h"
 #include "tools/studies/inputs.h"
 #include "tools/studies/probes.h"
 
@@ -22,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 const fs::path kSource = T3SIM_SOURCE_DIR;
-studies::Env env() { return studies::Env{kSource / "configs", kSource}; }
+studies::Env env() { return studies::Env{t3sim::testing::fixtures_dir(), kSource}; }
 // Flat ring across 2 and 4 nodes, 16 MiB: folded and full runs differ by at most 0.3 %.
 constexpr double kFlatRingTolerance = 0.01;
 

@@ -9,13 +9,14 @@
 #include <string>
 
 #include "sim/config.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::studies {
 namespace {
 
 const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
 
-Env env() { return Env{kSource / "configs", kSource}; }
+Env env() { return Env{t3sim::testing::fixtures_dir(), kSource}; }
 
 SweepSpec spec_of(const std::string& system, const std::string& axes) {
   const std::string text = R"({"kind": "sweep", "name": "t", "base": {"system": ")" + system +

@@ -143,7 +143,8 @@ GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldC
   CoRunner corunner;
   if (held.traffic) corunner = make_corunner(sc, *held.traffic);
   gpu::CopyKernel* copy = corunner.copy.get();
-  StopOnDone hooks(copy);
+  // An unbounded co-runner (no byte count) stops with the GEMM; a counted one runs to its end.
+  StopOnDone hooks(held.traffic && held.traffic->total_bytes == 0 ? copy : nullptr);
   auto& kern = sc.launch_local_gemm(0, shape, elem, sc.spec().cus - held.cus, &hooks);
   bool given_back = held.cus == 0;
   const auto give_back = [&] {

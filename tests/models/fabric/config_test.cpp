@@ -45,8 +45,7 @@ TEST(FabricConfig, TakesTheSystemGpuCountWhenItHasNone) {
 }
 
 std::optional<t3sim::common::GpuRotation> sublayer_rotation_of(const nlohmann::json& cfg) {
-  const ConfigDoc doc =
-      config_from_json(cfg, "<test>", {t3sim::testing::fixtures_dir()});
+  const ConfigDoc doc = config_from_json(cfg, "<test>", {t3sim::testing::fixtures_dir()});
   return sublayer_rotation(parse_fabric_config(ConfigNode::root(doc)));
 }
 

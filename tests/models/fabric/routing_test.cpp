@@ -226,8 +226,8 @@ TEST(FabricRoutingScale, FullMeshPathIsTheDirectEdge) {
 TEST(FabricRoutingScale, UnwiredFabricRoutesButCannotSend) {
   testing::Harness wired(testing::ring_cfg(64));
   Simulator sim;
-  const ConfigDoc doc = config_from_json(testing::ring_cfg(64), "<test>",
-                                         {t3sim::testing::fixtures_dir()});
+  const ConfigDoc doc =
+      config_from_json(testing::ring_cfg(64), "<test>", {t3sim::testing::fixtures_dir()});
   auto f = make_fabric(sim, &sim.root(), ConfigNode::root(doc), "fabric", 0, false);
   EXPECT_EQ(f->num_links(), 0u);
   EXPECT_EQ(f->hops(5, 40), wired.fabric->hops(5, 40));

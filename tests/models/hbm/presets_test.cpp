@@ -1,5 +1,5 @@
-// Every shipped HBM preset (configs/presets/hbm) binds against hbm_params(), cites a source for every value, and builds an Hbm
-// whose per-channel bandwidth is peak x efficiency / channels.
+// Every shipped HBM preset (configs/presets/hbm) binds against hbm_params(), cites a source for
+// every value, and builds an Hbm whose per-channel bandwidth is peak x efficiency / channels.
 #include <gtest/gtest.h>
 
 #include <filesystem>

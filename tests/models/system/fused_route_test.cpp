@@ -1,10 +1,10 @@
-// How the fused reduce-scatter travels (models/system/fused_rings.h) on the shipped systems, and
-// what that does to a sublayer: the paper's ring keeps one ring; a switch keeps one ring; the
-// planner's rings cross only real links (a bidirectional ring: both directions; MI300X's mesh:
-// seven rings over all 56 directed links); planned picks direct UPDATEs on a full mesh, so t3 runs
-// exactly t3-direct there. A multi-ring t3 moves the same bytes as one ring (every partial sum
-// still crosses one link per hop) and still completes every tile with all contributions (the run
-// checks each owned tile's count).
+// How the fused reduce-scatter travels (models/system/fused_rings.h) on the frozen systems of
+// tests/fixtures, and what that does to a sublayer: the paper's ring keeps one ring; a switch
+// keeps one ring; the planner's rings cross only real links (a bidirectional ring: both
+// directions; MI300X's mesh: seven rings over all 56 directed links); planned picks direct UPDATEs
+// on a full mesh, so t3 runs exactly t3-direct there. A multi-ring t3 moves the same bytes as one
+// ring (every partial sum still crosses one link per hop) and still completes every tile with all
+// contributions (the run checks each owned tile's count).
 #include "models/system/fused_rings.h"
 
 #include <gtest/gtest.h>
@@ -17,11 +17,12 @@
 #include "models/system/sublayer.h"
 #include "sim/simulator.h"
 #include "small_systems.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system {
 namespace {
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 FusedRoute route_of(const ConfigDoc& doc, bool ring_mode = true) {
   Simulator sim(1);
@@ -30,7 +31,7 @@ FusedRoute route_of(const ConfigDoc& doc, bool ring_mode = true) {
 }
 
 ConfigDoc system_doc(const std::string& name, std::vector<std::string> sets = {}) {
-  return load_system_config(name, kSource / "configs", std::move(sets));
+  return load_system_config(name, kConfigs, std::move(sets));
 }
 
 // The directed (sender, receiver) pairs of t3's rings: position i sends to position i-1.

@@ -9,6 +9,7 @@
 #include "models/system/replay.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::system {
 namespace {
@@ -17,10 +18,10 @@ using workload::Op;
 using workload::OpKind;
 using workload::Trace;
 
-const std::filesystem::path kSource = T3SIM_SOURCE_DIR;
+const std::filesystem::path kConfigs = t3sim::testing::fixtures_dir();
 
 const ConfigDoc& ring8() {
-  static const ConfigDoc doc = load_system_config("t3-ring-8", kSource / "configs");
+  static const ConfigDoc doc = load_system_config("t3-ring-8", kConfigs);
   return doc;
 }
 

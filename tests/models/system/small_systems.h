@@ -10,8 +10,7 @@
 namespace t3sim::system::testing {
 
 inline const ConfigDoc& ring8() {
-  static const ConfigDoc doc =
-      load_system_config("t3-ring-8", t3sim::testing::fixtures_dir());
+  static const ConfigDoc doc = load_system_config("t3-ring-8", t3sim::testing::fixtures_dir());
   return doc;
 }
 

@@ -144,9 +144,8 @@ TEST(SublayerRun, McaWithUnreachableThresholdEqualsT3) {
 }
 
 TEST(SublayerRun, T3OnNearInfiniteLinksIsGemmPlusAllGather) {
-  const ConfigDoc fast =
-      load_system_config("t3-ring-8", kConfigs,
-                         {"fabric.link.bandwidth=100 TB/s", "fabric.link.latency=1 ns"});
+  const ConfigDoc fast = load_system_config(
+      "t3-ring-8", kConfigs, {"fabric.link.bandwidth=100 TB/s", "fabric.link.latency=1 ns"});
   const auto gemm = run_piece(fast, mega_fc2(), Piece::kGemm);
   const auto ag = run_piece(fast, mega_fc2(), Piece::kAgCu);
   const auto t3 = run_sublayer(fast, mega_fc2(), Mode::kT3);
@@ -176,19 +175,17 @@ TEST(SublayerRun, TnlgFc2T3MovesLessDramDataThanSequential) {
   for (const auto* r : {&seq, &t3, &mca}) EXPECT_EQ(class_sum(*r), r->dram_total);
 }
 
-TEST(SublayerRun, ShallowQueuesLetMcaRelieveTheGemm) {
+TEST(SublayerRun, ShallowQueuesSlowTheFusedGemm) {
   // With DRAM queues as shallow as Accel-Sim's (64 x 128 B), the reduce-scatter's traffic queues
-  // ahead of the GEMM's reads and slows it; MCA's compute-first service and byte gate give part of
-  // that back. Mechanism, not a fitted number: both orderings must hold.
-  const ConfigDoc shallow = load_system_config("t3-ring-8", kConfigs,
-                                               {"hbm.read_queue=8 KiB", "hbm.write_queue=8 KiB"});
+  // ahead of the GEMM's reads and slows it. (That MCA then gives part of it back holds for the
+  // shipped HBM constants, not for all: at 110 ns instead of 100 ns of HBM latency it does not;
+  // tests/regression checks it on the shipped T3 machine.)
+  const ConfigDoc shallow =
+      load_system_config("t3-ring-8", kConfigs, {"hbm.read_queue=8 KiB", "hbm.write_queue=8 KiB"});
   const SublayerSpec s = tnlg_fc2();
   const auto gemm = run_piece(shallow, s, Piece::kGemm);
   const auto t3 = run_sublayer(shallow, s, Mode::kT3);
-  const auto mca = run_sublayer(shallow, s, Mode::kT3Mca);
   EXPECT_GT(t3.gemm_us, gemm.total_us) << "the fused GEMM must feel the reduce-scatter";
-  EXPECT_LT(mca.gemm_us, t3.gemm_us) << "MCA must relieve the GEMM";
-  EXPECT_LT(mca.total_us, t3.total_us);
 }
 
 TEST(SublayerRun, T3AllGatherEqualsStandaloneAllGather) {

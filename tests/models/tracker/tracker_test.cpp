@@ -255,8 +255,7 @@ TEST(TrackerInSublayer, TriggersEqualProgrammedDmaEntries) {
 
 TEST(TrackerInSublayer, CapacityOneCompletesWithSameTraffic) {
   const auto normal = system::run_sublayer(ring8(), small_fc2(), system::Mode::kT3);
-  const ConfigDoc one =
-      system::load_system_config("t3-ring-8", kConfigs, {"t3.tracker_entries=1"});
+  const ConfigDoc one = system::load_system_config("t3-ring-8", kConfigs, {"t3.tracker_entries=1"});
   system::SublayerResult tiny;
   ASSERT_NO_THROW(tiny = system::run_sublayer(one, small_fc2(), system::Mode::kT3));
   EXPECT_EQ(tiny.dram_total, normal.dram_total);
