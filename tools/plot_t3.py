@@ -72,9 +72,10 @@ MODE_LABELS = {
     "cu-split": "CU split",
     "decomposed": "Decomposed",
     "t3-direct": "T3 direct",
+    "t3-nvls": "T3 NVLS",
 }
 MODE_ORDER = ["sequential", "cu-split", "decomposed", "ideal", "ideal-nmc", "t3", "t3-direct",
-              "t3-mca"]
+              "t3-nvls", "t3-mca"]
 # Further modes: Paul Tol's colour-blind-safe "muted" scheme.
 _FALLBACK_COLORS = ["#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677",
                     "#882255", "#AA4499"]

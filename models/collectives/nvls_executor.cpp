@@ -25,6 +25,11 @@ NvlsExecutor::NvlsExecutor(ExecContext ctx)
   channels_ = std::max(channels_, group.channels);
   n_ = x_.fold_gpus > 0 ? static_cast<size_t>(x_.fold_gpus) : group_.size();
   if (n_ > kGpuMask) throw ModelError(x_.path, "NVLS group too large");
+  if (!x_.machine.fabric->has_switch_reduction()) {
+    throw ConfigError(x_.path, "/algo",
+                      "NVLS needs a switch that reduces (fabric.switch.reduce_bandwidth, NVLink "
+                      "SHARP); use ring or hierarchical");
+  }
   std::vector<int> members = group_;  // folded: the group GPU 0 stands for
   for (size_t g = members.size(); g < n_; ++g) members.push_back(static_cast<int>(g));
   for (int a : members) {
@@ -179,17 +184,22 @@ void NvlsExecutor::access_done(uint64_t t) {
   const int g = static_cast<int>(t & kGpuMask);
   const Piece& pc = pieces_[p];
   const int req = x_.schedule.lanes[pc.lane].gpu;
-  if (step == kUp) {
+  if (step == kUp) {  // the copy goes up into the switch's reduction for the requester
     const uint64_t wire = x_.proto.wire_bytes(pc.payload);
     wire_ += wire;
+    common::SwitchReduction r;
+    r.dst = req;
+    r.contributions = static_cast<uint32_t>(n_);
+    r.bytes = Bytes(wire);
+    r.rx = this;
+    r.tag = tag(p, kReduced, req);
+    r.down_from = other(req);
     if (x_.fold_gpus > 0) {  // GPU g's copy for GPU 0 = GPU 0's copy for GPU -g, its own pair
-      x_.machine.fabric->send_segment(0, folded_peer(g), common::PathSegment::kToSwitch,
-                                      Bytes(wire), this, tag(p, kUp, 0));
+      x_.machine.fabric->reduce_in_switch(0, folded_peer(g), r, nullptr, 0);
       return;
     }
     // the requester's own copy also goes through the switch (multimem reads every GPU's copy)
-    x_.machine.fabric->send_segment(g, g == req ? other(req) : req, common::PathSegment::kToSwitch,
-                                    Bytes(wire), this, tag(p, kUp, g));
+    x_.machine.fabric->reduce_in_switch(g, g == req ? other(req) : req, r, nullptr, 0);
     return;
   }
   if (step == kRead) {
@@ -209,16 +219,8 @@ void NvlsExecutor::delivered(uint64_t t) {
   Piece& pc = pieces_[p];
   const int req = x_.schedule.lanes[pc.lane].gpu;
   switch (step) {
-    case kUp: {  // one copy reached the switch; the last one leaves reduced for the requester
-      if (++pc.count < n_) return;
-      pc.count = 0;
-      const uint64_t wire = x_.proto.wire_bytes(pc.payload);
-      wire_ += wire;
-      x_.machine.fabric->send_segment(other(req), req, common::PathSegment::kFromSwitch,
-                                      Bytes(wire), this, tag(p, kReduced, req));
-      return;
-    }
-    case kReduced:
+    case kReduced:  // the switch's reduced copy reached the requester
+      wire_ += x_.proto.wire_bytes(pc.payload);
       loaded(p);
       return;
     case kCastUp: {  // the switch replicates the store to every GPU of the group

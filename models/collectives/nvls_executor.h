@@ -1,12 +1,14 @@
 // NVLS executor (NVLink SHARP, NCCL's NVLS algorithm; hardware.md §5.1-5.2): each channel holds one
 // CU per GPU; a lane works through its chunks in pieces. multimem.ld_reduce: the request crosses to
-// the switch, which reads the piece from every GPU's HBM; each copy crosses its GPU's link up to
-// the switch; once all n copies are there the switch sends one reduced piece down to the requester.
+// the switch, which reads the piece from every GPU's HBM; each copy crosses its GPU's link up into
+// the fabric's in-switch reduction (common::FabricApi::reduce_in_switch), which sends one reduced
+// piece down to the requester once all n copies are there.
 // multimem.st: the piece goes up once and the switch multicasts it down to every GPU, where it is
 // written to HBM. A piece holds its bytes of the CU's window from issue until its loaded (reduced
 // or local) data is in the CU; stores are posted; the lane ends when every store has landed, then
-// pays the protocol's step latency (the closing flag). Fidelity: the switch reduces and replicates
-// at line rate with no buffer limit; read requests cost one path latency and no link bytes.
+// pays the protocol's step latency (the closing flag). Fidelity: the switch reduces at its ports'
+// reduce_bandwidth and replicates at line rate, with no buffer limit; read requests cost one path
+// latency and no link bytes.
 // Folded (ExecContext::fold_gpus): GPU 0 alone; the copies other GPUs would read and receive cross
 // GPU 0's links and memory at their rotated offsets (collectives/fold.h fold_offsets).
 // Contract: as CollectiveExecutor; needs every pair of the group to meet in one switch (two hops).
@@ -48,7 +50,7 @@ class NvlsExecutor final : public CollectiveExecutor,
     uint32_t op = 0;
     uint64_t off = 0;  // byte offset in the data buffer
     uint64_t payload = 0;
-    uint32_t count = 0;  // copies at the switch, or stores landed
+    uint32_t count = 0;  // multicast stores landed
     bool charged = false;
   };
 

@@ -35,6 +35,18 @@ struct PathLink {
   Bandwidth bandwidth;
 };
 
+// One in-switch reduction (NVLink SHARP, validation/reference/hardware.md §5.1): `contributions`
+// copies of `bytes` meet in a switch, which reduces them and sends one reduced copy to `dst`. The
+// pair (rx, tag) names it: the first contribution opens it, the last one completes it.
+struct SwitchReduction {
+  int dst = 0;
+  uint32_t contributions = 0;
+  Bytes bytes;                   // of each copy and of the reduced copy (wire bytes)
+  FabricReceiver* rx = nullptr;  // told `tag` when the reduced copy has arrived at dst
+  uint64_t tag = 0;
+  int down_from = -1;  // the reduced copy takes the last hop of route down_from -> dst (-1: any)
+};
+
 class FabricApi {
  public:
   virtual ~FabricApi() = default;
@@ -48,6 +60,18 @@ class FabricApi {
                             uint64_t tag) {
     (void)src, (void)dst, (void)seg, (void)bytes, (void)rx, (void)tag;
     throw ModelError("fabric", "this fabric model has no in-switch message segments");
+  }
+  // True if reduce_in_switch() works (a packet-level fabric whose switches reduce).
+  virtual bool has_switch_reduction() const { return false; }
+  // Contract: sends GPU src's copy for reduction `r` over the first hop of route src -> via into
+  // its switch (via -1: the route to r.dst, or to another GPU of that switch when src == r.dst);
+  // `up_rx` (may be null) is told `up_tag` when the copy is in the switch. Every copy of one
+  // reduction must reach the same switch and agree on `r`; a fabric without in-switch reduction
+  // throws ModelError.
+  virtual void reduce_in_switch(int src, int via, const SwitchReduction& r, FabricReceiver* up_rx,
+                                uint64_t up_tag) {
+    (void)src, (void)via, (void)r, (void)up_rx, (void)up_tag;
+    throw ModelError("fabric", "this fabric model has no in-switch reduction");
   }
   // Peak per-direction bandwidth and one-way latency between two GPUs (for schedule planning,
   // e.g. choosing slice sizes; never used to compute results directly).

@@ -57,7 +57,7 @@ struct MemRequest {
   MemCmd cmd = MemCmd::kRead;
   TrafficClass cls = TrafficClass::kGemmRead;
   uint16_t origin_gpu = 0;      // GPU whose agent issued the request
-  uint32_t tile = kNoTile;      // tracker tile id for UPDATEs that the tracker counts
+  uint32_t tile = kNoTile;      // tracker tile id for UPDATEs and WRITEs the tracker counts
   uint16_t contrib = 1;         // GPUs' partial sums folded into this UPDATE's data
   MemClient* client = nullptr;  // completion callback target (nullptr = posted, no callback)
   uint64_t tag = 0;             // client cookie
@@ -103,7 +103,7 @@ class ChannelMap {
 class UpdateObserver {
  public:
   virtual ~UpdateObserver() = default;
-  // Called when an UPDATE carrying a tile id has been performed in memory.
+  // Called when an UPDATE or a WRITE carrying a tile id has been performed in memory.
   virtual void update_done(const MemRequest& req) = 0;
 };
 

@@ -33,8 +33,9 @@ HostNodes add_host_nodes(Topology& t, const FabricConfig& c) {
   HostNodes h;
   h.nvswitch.resize(static_cast<size_t>(c.nodes));
   for (int n = 0; n < c.nodes && c.gpus_per_node > 1; ++n) {
-    h.nvswitch[static_cast<size_t>(n)] =
-        t.add_node(NodeKind::kNvSwitch, "nvswitch" + std::to_string(n));
+    const uint32_t sw = t.add_node(NodeKind::kNvSwitch, "nvswitch" + std::to_string(n));
+    t.nodes[sw].reduce_bandwidth = c.nvswitch->reduce_bandwidth;
+    h.nvswitch[static_cast<size_t>(n)] = sw;
   }
   h.first_nic = static_cast<uint32_t>(t.nodes.size());
   for (int g = 0; g < t.num_gpus; ++g) t.add_node(NodeKind::kNic, "nic" + std::to_string(g));

@@ -50,6 +50,7 @@ Topology build_fully_connected(const FabricConfig& c) {
 Topology build_switch(const FabricConfig& c) {
   Topology t = start_topology(c, c.gpus);
   const uint32_t sw = t.add_node(NodeKind::kNvSwitch, "nvswitch");
+  t.nodes[sw].reduce_bandwidth = c.nvswitch->reduce_bandwidth;
   for (int g = 0; g < c.gpus; ++g)
     attach_to_switch(t, static_cast<uint32_t>(g), sw, c.link, *c.nvswitch);
   return t;

@@ -25,6 +25,10 @@ Fabric::Fabric(Simulator& sim, Component* parent, std::string name, Topology top
     fluid_ = std::make_unique<FluidNet>(sim, topo_, routes_, sink);
   } else if (wired_) {
     build_links();
+    reductions_ = std::make_unique<SwitchReductions>(
+        sim, this, topo_, routes_,
+        [this](int src, int dst, Segment seg, Bytes bytes, common::FabricReceiver* rx,
+               uint64_t tag) { send_segment(src, dst, seg, bytes, rx, tag); });
   }
   register_stats();
 }
@@ -133,6 +137,19 @@ void Fabric::send_segment(int src, int dst, common::PathSegment seg, Bytes bytes
   const uint64_t hops = seg == Segment::kWhole ? static_cast<uint64_t>(routes_.hops(src, dst)) : 1;
   expected_link_bytes_.inc(bytes.count() * hops);
   if (was_idle) egress_[flows_.slot(first).edge]->activate(first);
+}
+
+void Fabric::reduce_in_switch(int src, int via, const common::SwitchReduction& r,
+                              common::FabricReceiver* up_rx, uint64_t up_tag) {
+  check_gpu(src, "source");
+  check_gpu(r.dst, "destination");
+  if (via >= 0) check_gpu(via, "route");
+  if (r.down_from >= 0) check_gpu(r.down_from, "route");
+  if (!has_switch_reduction()) {
+    throw ModelError(path(), fluid_ ? "in-switch reduction needs fabric.model \"packet\""
+                                    : "no switch of this fabric reduces (switch.reduce_bandwidth)");
+  }
+  reductions_->contribute(src, via, r, up_rx, up_tag);
 }
 
 void Fabric::receive(Packet& p) {

@@ -25,6 +25,7 @@
 #include "models/fabric/node.h"
 #include "models/fabric/routing.h"
 #include "models/fabric/switch_reducer.h"
+#include "models/fabric/switch_reduction.h"
 #include "models/fabric/topology.h"
 #include "sim/component.h"
 #include "sim/port.h"
@@ -49,6 +50,14 @@ class Fabric final : public Component,
   bool has_switch_segments() const override { return fluid_ == nullptr; }
   void send_segment(int src, int dst, common::PathSegment seg, Bytes bytes,
                     common::FabricReceiver* rx, uint64_t tag) override;
+  bool has_switch_reduction() const override {
+    return reductions_ != nullptr && reductions_->available();
+  }
+  // In-switch reduction (switch_reduction.h); packet model, switches with reduce_bandwidth.
+  void reduce_in_switch(int src, int via, const common::SwitchReduction& r,
+                        common::FabricReceiver* up_rx, uint64_t up_tag) override;
+  // The in-switch reduction service (nullptr on a flow-level or validation-only fabric).
+  const SwitchReductions* switch_reductions() const { return reductions_.get(); }
   Bandwidth path_bandwidth(int src, int dst) const override;  // unbounded for src == dst
   Duration path_latency(int src, int dst) const override;     // sum of link latencies
   int hops(int src, int dst) const override;
@@ -115,6 +124,7 @@ class Fabric final : public Component,
   std::vector<std::unique_ptr<Egress>> egress_;       // per edge
   std::vector<SwitchReducer*> reducers_;              // per node (nullptr: none)
   std::unique_ptr<FluidNet> fluid_;
+  std::unique_ptr<SwitchReductions> reductions_;
   Counter messages_;
   Counter packets_;
   Counter expected_link_bytes_;

@@ -79,6 +79,9 @@ Params switch_params() {
   p.required("latency", ParamKind::kDuration, "switching latency per traversal");
   p.required("port_bandwidth", ParamKind::kBandwidth, "per port and direction").at_least(1);
   p.optional("ports", ParamKind::kInt, 64, "GPU-facing ports of the plane").range(1, kMaxGpus);
+  p.optional("reduce_bandwidth", ParamKind::kBandwidth, "0 B/s",
+             "in-switch reduction (NVLink SHARP) throughput per GPU-facing port; 0 = the switch "
+             "cannot reduce");
   return p;
 }
 
@@ -148,7 +151,7 @@ SwitchSpec bind_switch(const ConfigNode& n, nlohmann::ordered_json& out) {
   const BoundParams b = bind(switch_params(), n);
   out = b.resolved();
   return SwitchSpec{b.duration("latency"), b.bandwidth("port_bandwidth"),
-                    static_cast<int>(b.integer("ports"))};
+                    static_cast<int>(b.integer("ports")), b.bandwidth("reduce_bandwidth")};
 }
 
 NicSpec bind_nic(const ConfigNode& n, nlohmann::ordered_json& out) {

@@ -39,6 +39,8 @@ struct SwitchSpec {
   Duration latency;          // switching latency, added once per traversal
   Bandwidth port_bandwidth;  // per port and direction (ingress and egress serialisation)
   int ports = 0;             // GPU-facing ports
+  // In-switch reduction (NVLink SHARP) throughput per port; zero: the switch cannot reduce.
+  Bandwidth reduce_bandwidth;
 };
 
 // A network adapter: line rate times efficiency is the achievable rate on the wire.

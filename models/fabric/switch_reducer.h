@@ -1,10 +1,9 @@
-// Hook for in-switch reduction (NVLink SHARP / NCCL NVLS, hardware.md §5.1; in-switch reduction is
-// T3's named alternative to near-memory updates, hardware.md §4.3). No implementation yet: this
-// fixes where one plugs in. Fidelity today: observe-only; each packet crossing a switch node
-// (NVSwitch or IB switch) is shown to that switch's reducer after arrival, before egress queueing.
+// Observe-only hook on the packets a switch forwards (NVSwitch or IB switch): each packet crossing
+// a switch node is shown to that switch's observer after arrival, before egress queueing. The
+// in-switch reduction itself (NVLink SHARP, hardware.md §5.1) is the fabric's reduction service,
+// switch_reduction.h (common::FabricApi::reduce_in_switch), not this hook.
 // Contract: on_packet() runs synchronously in event order and must not send, drop or delay the
-// packet. A reducing implementation needs a reduction message type in common::FabricApi (ask the
-// models/common owner) so conservation accounting stays exact.
+// packet.
 #pragma once
 
 #include <cstdint>

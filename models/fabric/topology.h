@@ -24,6 +24,7 @@ const char* to_string(NodeKind k);
 struct TopoNode {
   NodeKind kind = NodeKind::kGpu;
   std::string name;  // component name, unique within the fabric ("gpu3", "nvswitch0", "nic5")
+  Bandwidth reduce_bandwidth{};  // NVSwitch: in-switch reduction per port (zero: none)
 };
 
 // One direction of a link.

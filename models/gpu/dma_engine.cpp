@@ -112,6 +112,7 @@ void DmaEngines::access_done(uint64_t tag) {
     r.cls = ds.d.write_cls;
     r.tile = ds.d.dst_tile;
     r.contrib = ds.d.contrib;
+    r.switch_copies = ds.d.switch_copies;
     r.done = this;
     r.tag = tag | kLanded;
     r.flow = ds.d.flow;

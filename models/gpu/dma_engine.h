@@ -31,7 +31,8 @@ struct DmaDescriptor {
   uint16_t contrib = 1;
   AccessDone* done = nullptr;
   uint64_t tag = 0;
-  uint64_t flow = 0;  // timeline flow arrow (sim/timeline.h), 0 = none
+  uint64_t flow = 0;           // timeline flow arrow (sim/timeline.h), 0 = none
+  uint16_t switch_copies = 0;  // > 0: each chunk is a copy for an in-switch reduction
 };
 
 struct DmaSpec {

@@ -4,6 +4,14 @@
 #include "sim/simulator.h"
 
 namespace t3sim::gpu {
+namespace {
+
+// Fabric tags: a slot, with one of these for the in-switch reduction's two deliveries.
+constexpr uint64_t kCopyInBit = 1ULL << 62;   // a sender's copy is in the switch
+constexpr uint64_t kReducedBit = 1ULL << 63;  // the reduced copy reached its destination
+constexpr uint64_t kSlotMask = (1ULL << 32) - 1;
+
+}  // namespace
 
 RemoteMemory::RemoteMemory(Simulator& sim, Component* parent, std::string name,
                            common::FabricApi& fabric, std::vector<common::MemTarget*> targets,
@@ -29,7 +37,9 @@ void RemoteMemory::post(const RemoteAccess& a) {
   const uint32_t s = slots_.acquire(a);
   ++live_;
   posted_[static_cast<size_t>(a.src)] += a.bytes;
-  if (a.src != a.dst) {
+  if (a.switch_copies > 0) {
+    post_copy(s);
+  } else if (a.src != a.dst) {
     messages_.inc();
     bytes_.inc(a.bytes);
     fabric_.send(a.src, a.dst, Bytes(a.bytes), this, s);
@@ -38,7 +48,57 @@ void RemoteMemory::post(const RemoteAccess& a) {
   }
 }
 
+// One GPU's copy joins the reduction of its destination address; the first copy makes the
+// access that lands the reduced data, and each adds its contributions to it.
+void RemoteMemory::post_copy(uint32_t s) {
+  const RemoteAccess a = slots_[s];
+  if (folded_) throw ModelError(path(), "in-switch reductions do not fold");
+  auto [it, opened] = reducing_.try_emplace({a.dst, a.addr}, 0);
+  if (opened) {
+    RemoteAccess reduced = a;
+    reduced.contrib = 0;
+    reduced.done = nullptr;
+    reduced.tag = 0;
+    it->second = slots_.acquire(reduced);
+    ++live_;
+  }
+  RemoteAccess& reduced = slots_[it->second];
+  if (reduced.bytes != a.bytes || reduced.switch_copies != a.switch_copies ||
+      reduced.tile != a.tile || reduced.cmd != a.cmd) {
+    throw ModelError(path(), "copies for one in-switch reduction at GPU " + std::to_string(a.dst) +
+                                 " disagree on size, count, tile or command");
+  }
+  reduced.contrib = static_cast<uint16_t>(reduced.contrib + a.contrib);
+  messages_.inc();
+  bytes_.inc(a.bytes);
+  common::SwitchReduction r;
+  r.dst = a.dst;
+  r.contributions = a.switch_copies;
+  r.bytes = Bytes(a.bytes);
+  r.rx = this;
+  r.tag = kReducedBit | it->second;
+  fabric_.reduce_in_switch(a.src, -1, r, this, kCopyInBit | s);
+}
+
 void RemoteMemory::delivered(uint64_t tag) {
+  if ((tag & kCopyInBit) != 0) {  // the switch took the copy: done for its sender
+    const auto s = static_cast<uint32_t>(tag & kSlotMask);
+    const RemoteAccess a = slots_[s];
+    slots_.release(s);
+    --live_;
+    if (a.done) a.done->access_done(a.tag);
+    return;
+  }
+  if ((tag & kReducedBit) != 0) {
+    tag &= kSlotMask;
+    const RemoteAccess& a = slots_[tag];
+    reducing_.erase({a.dst, a.addr});
+  }
+  gate(static_cast<uint32_t>(tag));
+}
+
+// The access reached its destination: it lands unless the destination's gate parks it.
+void RemoteMemory::gate(uint32_t tag) {
   RemoteAccess& a = slots_[tag];
   if (folded_ && a.dst >= rot_.reps()) {
     const int rep = rot_.rep(a.dst);
@@ -101,10 +161,13 @@ void RemoteMemory::land(uint32_t tag) {
 
 void RemoteMemory::access_done(uint64_t tag) {
   const RemoteAccess a = slots_[tag];
-  if (Timeline* tl = sim().timeline(); tl != nullptr && a.src != a.dst) {
+  if (Timeline* tl = sim().timeline(); tl != nullptr && (a.src != a.dst || a.switch_copies > 0)) {
+    const std::string from = a.switch_copies > 0
+                                 ? "reduced in the switch (x" + std::to_string(a.contrib) + ")"
+                                 : "from GPU " + std::to_string(a.src);
     tl->async(tl->track(a.dst, "remote updates"),
-              "from GPU " + std::to_string(a.src) + " " + std::string(common::to_string(a.cls)),
-              a.landing, now(), a.flow, FlowRole::kIn);
+              from + " " + std::string(common::to_string(a.cls)), a.landing, now(), a.flow,
+              FlowRole::kIn);
   }
   landed_[static_cast<size_t>(a.dst)] += a.bytes;
   slots_.release(static_cast<uint32_t>(tag));

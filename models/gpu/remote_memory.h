@@ -4,12 +4,16 @@
 // destination's own traffic at its memory controller), then the sender is told it completed.
 // Fidelity: the completion acknowledgement's return trip is not modelled (it is a few bytes);
 // local accesses (src == dst) skip the fabric. Each access carries a contribution count so the
-// reduce-scatter can prove every chunk ends with exactly N contributions.
+// reduce-scatter can prove every chunk ends with exactly N contributions. An access with
+// `switch_copies` > 0 is one GPU's copy for an in-switch reduction (common::FabricApi::
+// reduce_in_switch): it completes for its sender when the copy is in the switch, and the
+// reduced copy lands once at dst, carrying every copy's contributions.
 // Contract: post() completes exactly once via AccessDone (if given); nothing is dropped.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -32,6 +36,9 @@ struct RemoteAccess {
   common::TrafficClass cls = common::TrafficClass::kRsWrite;
   uint32_t tile = common::kNoTile;  // destination tracker tile (UPDATEs)
   uint16_t contrib = 1;             // partial sums carried (reduce-scatter bookkeeping)
+  // > 0: a copy reduced in the switch with the other copies for the same (dst, addr) (this many
+  // in all; one reduction per destination address at a time), then written once at dst.
+  uint16_t switch_copies = 0;
   AccessDone* done = nullptr;
   uint64_t tag = 0;
   uint64_t flow = 0;  // timeline flow arrow (sim/timeline.h), 0 = none
@@ -77,7 +84,10 @@ class RemoteMemory : public Component, public common::FabricReceiver, public Acc
 
  private:
   void land(uint32_t slot);
+  void post_copy(uint32_t slot);
+  void gate(uint32_t slot);
   common::FabricApi& fabric_;
+  std::map<std::pair<int, uint64_t>, uint32_t> reducing_;  // (dst, addr) -> reduced access slot
   struct Parked {
     std::unordered_map<uint32_t, std::vector<uint32_t>> by_tile;  // tile -> access slots
     std::deque<uint32_t> order;                                   // tiles in arrival order

@@ -296,7 +296,7 @@ void Channel::on_complete() {
       const common::MemRequest req = pl.pop().req;
       --env_.outstanding;
       env_.stats.on_complete(now, req);
-      if (req.cmd == common::MemCmd::kUpdate && req.tile != common::kNoTile && env_.observer) {
+      if (req.cmd != common::MemCmd::kRead && req.tile != common::kNoTile && env_.observer) {
         env_.observer->update_done(req);
       }
       if (req.client != nullptr) req.client->mem_done(req);

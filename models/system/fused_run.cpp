@@ -1,5 +1,5 @@
-// The fused GEMM-RS modes (t3, t3-mca, t3-direct; t3-paper.md §3): every GPU's GEMM stores its
-// output as UPDATEs routed by the T3 plan (models/t3), a tracker per GPU counts them and fires
+// The fused GEMM-RS modes (t3, t3-mca, t3-direct, t3-nvls; t3-paper.md §3): every GPU's GEMM stores
+// its output as UPDATEs routed by the T3 plan (models/t3), a tracker per GPU counts them and fires
 // the pre-programmed DMA UPDATEs; the mode's row picks ring or direct (the system's t3 settings the
 // rings, or direct on a full mesh: fused_rings.h), the GEMM library its tile (fused_tile.h) and the
 // HBM policy of the fused phase. The all-gather (not fused) follows when spec.include_ag.
@@ -84,9 +84,16 @@ void check_routes(Scenario& sc, const std::vector<t3::GpuFusedPlan>& plans) {
 SublayerResult run_fused(const ModeRun& run) {
   const SublayerSpec& s = run.spec;
   const ModeSpec& mode = run.mode;
+  const bool nvls = mode.fused_rs == RsFusion::kNvls;
+  if (nvls && run.fold) throw common::FoldError("in-switch reductions are simulated unfolded");
   SublayerResult r;
   Scenario sc(run.doc, s.seed, run.tracer, run.fold);
   sc.allocate(s.shape, s.elem_bytes);
+  if (nvls && !sc.system().fabric().has_switch_reduction()) {
+    throw ConfigError("", "/fabric/switch/reduce_bandwidth",
+                      "t3-nvls needs an NVSwitch that reduces (fabric.switch.reduce_bandwidth, "
+                      "NVLink SHARP) and the packet fabric model; use t3-direct or t3");
+  }
   const int n = sc.gpus();
   t3::FusedInput in;
   in.shape = s.shape;
@@ -96,7 +103,7 @@ SublayerResult run_fused(const ModeRun& run) {
   in.ring = route.rings.front();  // GPU 0 first: folded runs simulate its position
   in.extra_rings.assign(route.rings.begin() + 1, route.rings.end());
   in.weights = route.weights;
-  const bool direct = mode.fused_rs == RsFusion::kDirect || route.direct;
+  const bool direct = !nvls && (mode.fused_rs == RsFusion::kDirect || route.direct);
   const uint32_t capacity = sc.system().t3().tracker_entries;
   const uint32_t slots = sc.spec().cus * sc.spec().wgs_per_cu;
   const gpu::TileShape tile = t3::fused_tile(sc.spec(), s.shape, s.elem_bytes, sc.spec().cus,
@@ -109,8 +116,10 @@ SublayerResult run_fused(const ModeRun& run) {
     in.out_addr.push_back(sc.buffers(g).c);
   }
   const int active = sc.active();
-  auto plans = t3::build_fused_rs(in, direct ? t3::FusedKind::kDirect : t3::FusedKind::kRing,
-                                  static_cast<uint32_t>(active));
+  const t3::FusedKind kind = nvls     ? t3::FusedKind::kNvls
+                             : direct ? t3::FusedKind::kDirect
+                                      : t3::FusedKind::kRing;
+  auto plans = t3::build_fused_rs(in, kind, static_cast<uint32_t>(active));
   std::unique_ptr<common::MirrorMap> mirror;
   if (sc.folded()) {
     mirror = t3::make_mirror(in);
@@ -144,8 +153,8 @@ SublayerResult run_fused(const ModeRun& run) {
     const int g = plan.gpu;
     trackers.push_back(std::make_unique<tracker::Tracker>(
         sc.sim(), &sc.system().machine_component(g), "tracker", g, capacity, slots,
-        plan.gemm.tiles(), *sc.machine().gpus[static_cast<size_t>(g)].dma, *sc.machine().remote,
-        &control));
+        static_cast<uint32_t>(plan.tracker_tiles), *sc.machine().gpus[static_cast<size_t>(g)].dma,
+        *sc.machine().remote, &control));
     for (const auto& [tile, prog] : plan.programs) trackers.back()->program(tile, prog);
     sc.system().hbm(g).set_update_observer(trackers.back().get());
     sc.machine().remote->set_gate(g, trackers.back().get());

@@ -9,7 +9,7 @@
 namespace t3sim::system {
 namespace {
 
-constexpr std::array<ModeSpec, 8> kModes{{
+constexpr std::array<ModeSpec, 9> kModes{{
     {Mode::kSequential, "sequential", "GEMM on all CUs, then ring RS and ring AG (CU kernels)",
      true, RsFusion::kNone, "", &run_sequential, &compose_sequential, Piece::kRsCu},
     {Mode::kIdeal, "ideal",
@@ -31,6 +31,10 @@ constexpr std::array<ModeSpec, 8> kModes{{
      RsFusion::kNone, "", &run_decomposed, nullptr, Piece::kRsCu},
     {Mode::kT3Direct, "t3-direct", "fused GEMM-RS with direct UPDATEs to the chunk owner (switch)",
      true, RsFusion::kDirect, "", &run_fused, nullptr, Piece::kRsCu},
+    {Mode::kT3Nvls, "t3-nvls",
+     "fused GEMM-RS with in-switch reduction: the tracker triggers each tile's copy into the "
+     "NVSwitch, which reduces all GPUs' copies and writes one to the chunk owner",
+     true, RsFusion::kNvls, "", &run_fused, nullptr, Piece::kRsCu},
 }};
 
 }  // namespace

@@ -29,6 +29,7 @@ enum class Mode : uint8_t {
   kCuSplit,
   kDecomposed,
   kT3Direct,
+  kT3Nvls,
 };
 
 // Pieces run in isolation on the whole machine (the inputs of the composed modes and of Fig. 6).
@@ -45,6 +46,7 @@ enum class RsFusion : uint8_t {
   kNone,    // a separate collective (or none)
   kRing,    // T3: tracker-triggered DMA UPDATEs around the ring (t3-paper.md §3.8)
   kDirect,  // T3 on a switch: UPDATEs straight to the chunk owner (t3-paper.md §7.1)
+  kNvls,    // T3 with in-switch reduction: tracker-triggered copies reduced in the NVSwitch (§7.4)
 };
 
 struct SublayerSpec;

@@ -5,7 +5,7 @@
 namespace t3sim::system {
 namespace {
 
-constexpr std::array<ModeNote, 8> kNotes{{
+constexpr std::array<ModeNote, 9> kNotes{{
     {"sequential",
      "The baseline without overlap. The GEMM runs alone on every CU; when it ends, a ring "
      "reduce-scatter and then a ring all-gather run as NCCL-style CU kernels. Simulated: each "
@@ -64,6 +64,16 @@ constexpr std::array<ModeNote, 8> kNotes{{
      "that owns the chunk, instead of around a ring. The owner's tracker counts all N - 1 "
      "contributions. Simulated as one run.",
      "A realistic point; ideal-nmc is its reference, as for t3."},
+    {"t3-nvls",
+     "T3 with the switch doing the reduction (NVLink SHARP) instead of NMC. Each GPU computes its "
+     "chunks in t3-direct's order and writes every tile to its own memory; the tracker sees the "
+     "write and fires a DMA that sends the tile up into the NVSwitch as one copy of an in-switch "
+     "reduction. The switch counts the N copies of each tile, reduces them at its ports' "
+     "reduce_bandwidth and sends one reduced copy to the chunk owner, whose memory takes a plain "
+     "write (no UPDATE) that its tracker counts. Needs a switch with reduce_bandwidth and the "
+     "packet fabric; runs unfolded. Simulated as one run.",
+     "Not faster than the GEMM alone (plus the all-gather), and no slower than sequential when "
+     "the overlap pays; t3-direct is the NMC-update alternative on the same switch."},
 }};
 
 }  // namespace

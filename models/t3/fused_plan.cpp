@@ -180,6 +180,42 @@ struct TileTarget {
   int owner;  // direct: the GPU that owns the tile's chunk
 };
 
+// NVLS: tile t is written locally; its entry fires a DMA of copies for the in-switch reduction
+// at the owner, where the reduced tile's write completes entry tiles + t.
+void plan_nvls_tile(const FusedInput& in, const Layout& l, const Rings& rings, const TileTarget& tt,
+                    uint32_t t, GpuFusedPlan& gp) {
+  gp.gemm.order.push_back(t);
+  const uint64_t local = in.out_addr[rings.address_index(gp.gpu)] + l.offset[t];
+  gp.gemm.stores[t] =
+      gpu::TileStore{gp.gpu, local, MemCmd::kWrite, TrafficClass::kGemmWrite, t, false};
+  tracker::TileProgram prog;
+  prog.tile_bytes = l.proto.tile_bytes(t);
+  prog.threshold_updates = 1;
+  const auto landed = static_cast<uint32_t>(gp.gemm.tiles() + t);
+  if (tt.n > 1) {
+    prog.has_dma = true;
+    prog.dma.src_addr = local;
+    prog.dma.dst_gpu = tt.owner;
+    prog.dma.dst_addr = in.out_addr[rings.address_index(tt.owner)] + l.offset[t];
+    prog.dma.bytes = prog.tile_bytes;
+    prog.dma.dst_cmd = MemCmd::kWrite;
+    prog.dma.read_cls = TrafficClass::kRsRead;
+    prog.dma.write_cls = TrafficClass::kRsWrite;
+    prog.dma.dst_tile = landed;
+    prog.dma.switch_copies = static_cast<uint16_t>(tt.n);
+  } else {
+    gp.owned_tiles.push_back(t);
+  }
+  gp.programs.emplace_back(t, prog);
+  if (tt.own && tt.n > 1) {
+    tracker::TileProgram done;
+    done.tile_bytes = prog.tile_bytes;
+    done.threshold_updates = 1;
+    gp.programs.emplace_back(landed, done);
+    gp.owned_tiles.push_back(t);
+  }
+}
+
 // Appends tile t to the GEMM order with its store and (when tracked) its tracker program.
 void plan_tile(const FusedInput& in, const Layout& l, const Rings& rings, const TileTarget& tt,
                uint32_t t, GpuFusedPlan& gp) {
@@ -246,12 +282,16 @@ uint32_t chunk_compatible_tile_m(uint64_t m, uint32_t n, uint32_t preferred) {
 std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind, uint32_t positions) {
   const auto n = static_cast<uint32_t>(in.ring.size());
   const Layout l = make_layout(in, n);
+  if (kind == FusedKind::kNvls && l.proto.tiles() > UINT32_MAX / 2) {
+    throw ModelError("t3", "too many tiles for the NVLS tracker ids (tiles + t)");
+  }
   const Rings rings(in, kind, static_cast<uint32_t>(l.chunks[0].size()));
   std::vector<GpuFusedPlan> out(positions == 0 ? n : std::min(positions, n));
   for (uint32_t i = 0; i < out.size(); ++i) {
     GpuFusedPlan& gp = out[i];
     gp.gpu = in.ring[i];
     gp.gemm = base_plan(in, l, i);
+    gp.tracker_tiles = gp.gemm.tiles() * (kind == FusedKind::kNvls ? 2 : 1);
     for (uint32_t s = 1; s <= n; ++s) {
       for (uint32_t r = 0; r < rings.count(); ++r) {
         const std::vector<int>& ring = rings.ring(r);
@@ -262,7 +302,11 @@ std::vector<GpuFusedPlan> build_fused_rs(const FusedInput& in, FusedKind kind, u
         const TileTarget target{kind, s, n, chunk == i, ring[(p + n - 1) % n], in.ring[chunk]};
         const std::vector<uint32_t>& tiles = l.chunks[chunk];
         for (uint32_t j = rings.first(r); j < rings.first(r + 1); ++j) {
-          plan_tile(in, l, rings, target, tiles[j], gp);
+          if (kind == FusedKind::kNvls) {
+            plan_nvls_tile(in, l, rings, target, tiles[j], gp);
+          } else {
+            plan_tile(in, l, rings, target, tiles[j], gp);
+          }
         }
       }
     }

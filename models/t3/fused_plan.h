@@ -14,7 +14,12 @@
 // updates; each GPU computes its own chunk last. Chunks are equal r x c blocks of the tile grid (r
 // * c = N); the library picks the block shape that minimises the input each chunk streams, so
 // staggering chunk by chunk keeps the GEMM's L2 reuse (a row-only split re-reads all of B once per
-// chunk). Each chunk is contiguous in memory.
+// chunk). Each chunk is contiguous in memory. NVLS (paper §7.1's direct map with §7.4's
+// switch-based reduction): as direct, but each GPU writes every tile locally (uncached), its
+// tracker entry (threshold 1) fires a DMA whose chunks are copies for an in-switch reduction of all
+// N GPUs' copies (gpu::RemoteAccess::switch_copies), and the reduced tile lands at the owner as a
+// plain write counted by the owner's tracker under id tiles + t (one write carrying N
+// contributions).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +33,7 @@
 
 namespace t3sim::t3 {
 
-enum class FusedKind { kRing, kDirect };
+enum class FusedKind { kRing, kDirect, kNvls };
 
 struct FusedInput {
   gpu::GemmShape shape;
@@ -49,6 +54,7 @@ struct GpuFusedPlan {
   gpu::GemmPlan gemm;
   std::vector<std::pair<uint32_t, tracker::TileProgram>> programs;
   std::vector<uint32_t> owned_tiles;  // tiles whose reduction completes on this GPU
+  uint64_t tracker_tiles = 0;         // tracker ids the programs use: [0, tracker_tiles)
 };
 
 // Plans of ring positions [0, positions) (0: all; a folded run needs position 0 alone).

@@ -31,7 +31,7 @@ class CountingObserver : public common::UpdateObserver {
   std::vector<uint32_t> tiles;
 };
 
-TEST(HbmContract, UpdateOccupiesBusPlusNmcAndNotifiesObserverOncePerTiledUpdate) {
+TEST(HbmContract, UpdateOccupiesBusPlusNmcAndNotifiesObserverOncePerTiledStore) {
   Simulator sim;
   auto hbm = make_hbm(sim, one_channel());
   CountingObserver obs;
@@ -39,7 +39,7 @@ TEST(HbmContract, UpdateOccupiesBusPlusNmcAndNotifiesObserverOncePerTiledUpdate)
   Requester r(sim, *hbm);
   r.add(0, 4096, MemCmd::kUpdate, TrafficClass::kRsUpdate, 7);
   r.add(4096, 4096, MemCmd::kUpdate, TrafficClass::kGemmUpdate);  // no tile: not observed
-  r.add(8192, 4096, MemCmd::kWrite, TrafficClass::kRsWrite, 9);   // not an UPDATE: not observed
+  r.add(8192, 4096, MemCmd::kWrite, TrafficClass::kRsWrite, 9);   // a tracked write (t3-nvls)
   r.pump();
   sim.run();
   sim.finish();
@@ -48,7 +48,7 @@ TEST(HbmContract, UpdateOccupiesBusPlusNmcAndNotifiesObserverOncePerTiledUpdate)
   EXPECT_EQ(r.done()[0].at, Tick{} + Duration::ns(192 + 100));
   EXPECT_EQ(r.done()[1].at, Tick{} + Duration::ns(2 * 192 + 100));
   EXPECT_EQ(r.done()[2].at, Tick{} + Duration::ns(2 * 192 + 128 + 100));
-  EXPECT_EQ(obs.tiles, std::vector<uint32_t>{7});
+  EXPECT_EQ(obs.tiles, (std::vector<uint32_t>{7, 9}));
   EXPECT_EQ(hbm->bytes(TrafficClass::kRsUpdate), 4096u);
   EXPECT_EQ(hbm->bytes(TrafficClass::kGemmUpdate), 4096u);
   EXPECT_EQ(hbm->bytes(TrafficClass::kRsWrite), 4096u);

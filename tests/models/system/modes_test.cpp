@@ -31,7 +31,7 @@ SublayerSpec small() {
 TEST(Modes, EveryNameParsesAndRoundTrips) {
   const auto modes = all_modes();
   const auto names = mode_names();
-  ASSERT_EQ(modes.size(), 8u);
+  ASSERT_EQ(modes.size(), 9u);
   ASSERT_EQ(names.size(), modes.size());
   std::set<std::string> unique;
   for (size_t i = 0; i < modes.size(); ++i) {
@@ -43,7 +43,7 @@ TEST(Modes, EveryNameParsesAndRoundTrips) {
   }
   EXPECT_EQ(unique.size(), modes.size());
   for (const char* n : {"sequential", "ideal", "ideal-nmc", "t3", "t3-mca", "cu-split",
-                        "decomposed", "t3-direct"}) {
+                        "decomposed", "t3-direct", "t3-nvls"}) {
     EXPECT_TRUE(parse_mode(n).has_value()) << n;
   }
   for (const char* bad : {"", "T3", "t3_mca", "t3-", "ideal nmc", "sequential "}) {
@@ -64,6 +64,7 @@ TEST(Modes, TableRowsAreConsistent) {
   }
   EXPECT_EQ(mode_spec(Mode::kT3Mca).policy, "mca");
   EXPECT_EQ(mode_spec(Mode::kT3Direct).fused_rs, RsFusion::kDirect);
+  EXPECT_EQ(mode_spec(Mode::kT3Nvls).fused_rs, RsFusion::kNvls);
 }
 
 TEST(Modes, FoldingIsKnownBeforeTheRun) {
@@ -96,10 +97,12 @@ TEST(Modes, FusedRsRunsEitherWayRoundTheRing) {
 }
 
 TEST(Modes, EveryModeRunsOnASmallSublayer) {
+  // t3-nvls needs a switch that reduces (NVLink SHARP): the frozen dgx-h100.
+  const ConfigDoc h100 = load_system_config("dgx-h100", kConfigs);
   for (Mode m : all_modes()) {
     SCOPED_TRACE(std::string(to_string(m)));
     SublayerResult r;
-    ASSERT_NO_THROW(r = run_sublayer(ring8(), small(), m));
+    ASSERT_NO_THROW(r = run_sublayer(m == Mode::kT3Nvls ? h100 : ring8(), small(), m));
     EXPECT_EQ(r.mode, m);
     EXPECT_GT(r.total_us, 0.0);
     EXPECT_GT(r.gemm_us, 0.0);
