@@ -52,7 +52,10 @@ int cmd_contention(const Args& args, const Env& env) {
   }
   if (blocks.empty()) blocks = {0, 4, 8, 16, 32};
   const ConfigDoc doc = load_system(env, sys, sets);
-  const uint32_t sms = system::system_gpu_spec(doc).cus;
+  const gpu::GpuSpec spec = system::system_gpu_spec(doc);
+  const uint32_t sms = spec.cus;
+  // The reduction alone runs at the preset clock: the power controller acts only while a GEMM runs.
+  const double red_mhz_alone = static_cast<double>(spec.clock.count_hz()) * 1e-6;
   for (const uint32_t b : blocks) {
     if (b >= sms) {
       throw UsageError("--red-blocks: " + std::to_string(b) + " is not below the GPU's " +
@@ -78,7 +81,7 @@ int cmd_contention(const Args& args, const Env& env) {
     if (b > 0) {
       const studies::HeldCus r = studies::contention_reduction(b, red_bytes);
       red_alone = studies::probe_corunner_alone(doc, r);
-      red_mhz = alone.clock_mhz;
+      red_mhz = red_mhz_alone;
       const studies::GemmProbe with = studies::probe_gemm(doc, shape, r);
       gemm_tog = with.time_us;
       red_tog = with.corunner_us;
