@@ -146,25 +146,18 @@ void Collective::resolve(const CollectiveSpec& spec) {
                           std::to_string(m - 1) + ")");
   }
   algo_ = spec.algo != Algo::kAuto ? spec.algo : lib_.algo;
-  if (algo_ == Algo::kAuto || !algorithm(algo_).implements(kind_)) {
+  if (algo_ != Algo::kAuto && !algorithm(algo_).implements(kind_)) {
     // An explicit choice that cannot run this kind is an error; the library default falls back.
     if (spec.algo != Algo::kAuto) {
       throw ConfigError(path(), "/algo",
                         "the " + std::string(algorithm(algo_).name) + " algorithm has no " +
                             std::string(ks.name) + " schedule");
     }
-    algo_ = ks.preferred;
-    if (multi_node && kind_ == Kind::kAllReduce) {  // NCCL runs Tree across nodes (tree_max)
-      algo_ = bytes_ <= lib_.tree_max.count() ? Algo::kTree : Algo::kHierarchical;
-    }
-    // NCCL's choice on NVLink SHARP systems (hardware.md §5.1): NVLS for large all-reduces within
-    // one NVSwitch node of more than nvls_min_ranks GPUs.
-    if (lib_.nvls_channels > 0 && !multi_node && kind_ == Kind::kAllReduce &&
-        bytes_ >= lib_.nvls_min.count() && m > lib_.nvls_min_ranks && one_switch() &&
-        machine_.fabric->has_switch_segments()) {
-      algo_ = Algo::kNvls;
-    }
+    algo_ = Algo::kAuto;
   }
+  proto_ = spec.proto != Protocol::kAuto ? spec.proto : lib_.protocol;
+  if (exec_ == Executor::kDma) proto_ = Protocol::kSimple;
+  resolve_auto(multi_node);
   if (algo_ == Algo::kNvls) {
     if (lib_.nvls_channels == 0) {
       throw ConfigError(path(), "/algo",
@@ -183,8 +176,6 @@ void Collective::resolve(const CollectiveSpec& spec) {
     channels_ = spec.channels != 0 ? spec.channels : lib_.nvls_channels;
     return;
   }
-  const Protocol want = spec.proto != Protocol::kAuto ? spec.proto : lib_.protocol;
-  proto_ = exec_ == Executor::kDma ? Protocol::kSimple : lib_.select(want, bytes_, multi_node);
   // Tree slices are one buffer step each, so every step of the buffer is a slot.
   if (algo_ == Algo::kTree) lib_.protocols[proto_index(proto_)].slots = lib_.steps;
   if (spec.channels == 0 && exec_ == Executor::kCu) {  // an explicit count is taken as given

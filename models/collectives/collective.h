@@ -18,6 +18,7 @@
 #include "models/collectives/executor.h"
 #include "models/collectives/library.h"
 #include "models/collectives/schedule.h"
+#include "models/collectives/tuner.h"
 #include "models/common/mirror.h"
 #include "models/gpu/machine.h"
 #include "sim/component.h"
@@ -81,6 +82,11 @@ class Collective : public Component, public ExecutorDone {
 
  private:
   void resolve(const CollectiveSpec& spec);
+  // The algorithm and protocol `auto` leaves open, chosen by NCCL's tuner (collective_tuner.cpp)
+  // or, for a library without one, by its size thresholds.
+  void resolve_auto(bool multi_node);
+  void resolve_by_thresholds(bool multi_node);
+  TunerGroup tuner_group(bool multi_node) const;
   // Builds schedule_ (folded when spec.fold); ScheduleTooLarge past schedule_limits.h's bounds.
   void build(const CollectiveSpec& spec);
   Geometry geometry(const CollectiveSpec& spec) const;

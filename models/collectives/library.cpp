@@ -114,9 +114,10 @@ Params library_params() {
              "channels per collective: one CU (CTA) on every GPU each, 1/channels of the data")
       .range(1, 64);
   p.optional("algorithm", ParamKind::kString, "auto",
-             "default algorithm (auto: tree or hierarchical all-reduce across nodes, else ring)")
+             "default algorithm (auto: the tuner's least estimated time, see \"tuner\")")
       .one_of(algorithm_names());
-  p.optional("protocol", ParamKind::kString, "auto", "default protocol (auto: by size)")
+  p.optional("protocol", ParamKind::kString, "auto",
+             "default protocol (auto: the tuner's least estimated time)")
       .one_of({"auto", "simple", "ll128", "ll"});
   p.optional("executor", ParamKind::kString, "cu", "default executor: CU kernels or DMA engines")
       .one_of({"cu", "dma"});
@@ -126,9 +127,14 @@ Params library_params() {
              "fraction of a GPU link's raw rate left for protocol bytes after packet headers and "
              "flow control, intra-node hops only (network hops: the fabric's nic.efficiency)")
       .range(0.01, 1.0);
-  p.required("ll_max", ParamKind::kBytes, "auto protocol: LL for sizes up to this");
-  p.required("ll128_max", ParamKind::kBytes,
-             "auto protocol: LL128 up to this when every hop is intra-node NVLink");
+  p.optional("tuner", ParamKind::kObject, nullptr,
+             "NCCL's tuner constants (see `t3sim describe tuner`): auto picks the algorithm and "
+             "protocol of the least estimated time; absent: the size thresholds ll_max, "
+             "ll128_max, nvls_min and tree_max");
+  p.optional("ll_max", ParamKind::kBytes, "0 B",
+             "without a tuner: auto protocol LL for sizes up to this");
+  p.optional("ll128_max", ParamKind::kBytes, "0 B",
+             "without a tuner: auto protocol LL128 up to this when every hop is intra-node NVLink");
   p.optional("gpus_per_node", ParamKind::kInt, 0,
              "GPUs per node for hierarchical schedules and inter-node hops (0 = one node; "
              "absent: the fabric's gpus_per_node)")
@@ -141,14 +147,15 @@ Params library_params() {
   p.required("nvls_chunk", ParamKind::kBytes,
              "NVLS chunk per channel and loop (NCCL_NVLS_CHUNKSIZE)")
       .at_least(4096);
-  p.required("nvls_min", ParamKind::kBytes,
-             "auto algorithm: NVLS for all-reduces of at least this size (when nvls_channels > 0)");
+  p.optional(
+      "nvls_min", ParamKind::kBytes, "0 B",
+      "without a tuner: auto NVLS for all-reduces of at least this size (nvls_channels > 0)");
   p.required("nvls_min_ranks", ParamKind::kInt,
              "auto algorithm: NVLS only for groups of more GPUs than this")
       .range(1, 4096);
-  p.required("tree_max", ParamKind::kBytes,
-             "auto algorithm: Tree for all-reduces across nodes up to this size, hierarchical "
-             "above");
+  p.optional("tree_max", ParamKind::kBytes, "0 B",
+             "without a tuner: auto Tree for all-reduces across nodes up to this size, "
+             "hierarchical above");
   p.required("tree_min_chunk", ParamKind::kBytes,
              "Tree, Simple: the smallest chunk that NCCL's halving by tree depth (more pipeline "
              "stages for small sizes) cuts a step down to")
@@ -180,16 +187,28 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
   for (size_t i = 0; i < kProtos.size(); ++i) {
     c.protocols[i] = bind_protocol(b, kProtos[i], c.steps, b.real("link_efficiency"), node);
   }
-  c.ll_max = b.bytes("ll_max");
-  c.ll128_max = b.bytes("ll128_max");
+  if (b.present("tuner")) {
+    c.tuner = bind_tuner(b.node("tuner"));
+  } else {
+    for (const char* key : {"ll_max", "ll128_max", "nvls_min", "tree_max"}) {
+      if (!b.present(key)) {
+        node.fail_key("tuner", std::string("needs a \"tuner\" object (extend "
+                                           "presets/collectives/nccl-a100.json) or the size "
+                                           "threshold '") +
+                                   key + "'");
+      }
+    }
+    c.ll_max = b.bytes("ll_max");
+    c.ll128_max = b.bytes("ll128_max");
+    c.nvls_min = b.bytes("nvls_min");
+    c.tree_max = b.bytes("tree_max");
+  }
   c.gpus_per_node = b.present("gpus_per_node") ? static_cast<uint32_t>(b.integer("gpus_per_node"))
                                                : fabric_gpus_per_node;
   c.inter_node_latency = b.duration("inter_node_latency");
   c.nvls_channels = static_cast<uint32_t>(b.integer("nvls_channels"));
   c.nvls_chunk = b.bytes("nvls_chunk");
-  c.nvls_min = b.bytes("nvls_min");
   c.nvls_min_ranks = static_cast<uint32_t>(b.integer("nvls_min_ranks"));
-  c.tree_max = b.bytes("tree_max");
   c.tree_min_chunk = b.bytes("tree_min_chunk");
   c.piece = b.bytes("piece");
   const std::string dir = b.str("ring_direction");

@@ -10,8 +10,10 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "models/collectives/tuner_constants.h"
 #include "sim/config.h"
 #include "sim/params.h"
 #include "sim/units.h"
@@ -77,25 +79,27 @@ struct LibraryConfig {
   Executor executor = Executor::kCu;
   uint32_t steps = 8;
   std::array<ProtocolSpec, 3> protocols;  // indexed by proto_index(): simple, ll128, ll
-  Bytes ll_max;                           // auto: LL up to this size (bytes of S)
-  Bytes ll128_max;                        // auto: LL128 up to this size (NVLink-only groups)
-  uint32_t gpus_per_node = 0;             // 0 = every GPU in one node
-  Duration inter_node_latency;            // extra per-slice flag latency on inter-node hops
-  uint32_t nvls_channels = 0;             // NVLink SHARP channels (0: the switch cannot reduce)
-  Bytes nvls_chunk;                       // NVLS chunk per channel and loop
-  Bytes nvls_min;                         // auto: NVLS all-reduce from this size
-  uint32_t nvls_min_ranks = 2;            // auto: NVLS only with more GPUs than this
-  Bytes tree_max;                         // auto: Tree all-reduce across nodes up to this size
-  Bytes tree_min_chunk;                   // Tree, Simple: floor of the chunk halving by depth
-  Bytes piece;                            // CU memory-work granularity (fidelity knob)
+  // auto: NCCL's tuner (tuner.h) when the object has a "tuner"; else the size thresholds below.
+  std::optional<TunerConstants> tuner;
+  Bytes ll_max;                 // no tuner: LL up to this size (bytes of S)
+  Bytes ll128_max;              // no tuner: LL128 up to this size (NVLink-only groups)
+  uint32_t gpus_per_node = 0;   // 0 = every GPU in one node
+  Duration inter_node_latency;  // extra per-slice flag latency on inter-node hops
+  uint32_t nvls_channels = 0;   // NVLink SHARP channels (0: the switch cannot reduce)
+  Bytes nvls_chunk;             // NVLS chunk per channel and loop
+  Bytes nvls_min;               // no tuner: NVLS all-reduce from this size
+  uint32_t nvls_min_ranks = 2;  // auto: NVLS only with more GPUs than this
+  Bytes tree_max;               // no tuner: Tree across nodes up to this size
+  Bytes tree_min_chunk;         // Tree, Simple: floor of the chunk halving by depth
+  Bytes piece;                  // CU memory-work granularity (fidelity knob)
   // Ring orders: planned from the fabric's links (channel_plan.h), or, as a what-if override, the
   // group's order run one way only (forward: rank r sends to r+1; backward: to r-1).
   RingDirection ring_direction = RingDirection::kPlanned;
   bool fair_share = false;  // CU: a channel injects at most its share of its path's bandwidth
 
   const ProtocolSpec& spec(Protocol p) const;
-  // Auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when every hop is
-  // intra-node NVLink, Simple large. `p` other than kAuto is returned unchanged.
+  // Without a tuner, auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when
+  // every hop is intra-node NVLink, Simple large. `p` other than kAuto is returned unchanged.
   Protocol select(Protocol p, uint64_t bytes, bool multi_node) const;
   int node_of(int gpu) const {
     return gpus_per_node == 0 ? 0 : gpu / static_cast<int>(gpus_per_node);

@@ -10,6 +10,11 @@ void register_collectives_models(Registry& r) {
                       "channels, chunks, slices, buffer slots and protocols, on CU kernels or DMA "
                       "engines (+NMC)",
                       library_params, nlohmann::json::object(), nullptr});
+  r.add(ComponentType{"tuner",
+                      "NCCL's tuner constants (a collectives object's \"tuner\"): per algorithm "
+                      "and protocol a base latency, per-step NVLink/PCI/network latencies and a "
+                      "bandwidth share, from which auto picks the least estimated time",
+                      tuner_params, nlohmann::json::object(), nullptr});
 }
 
 }  // namespace t3sim::collectives

@@ -51,6 +51,13 @@ inline constexpr uint32_t kNoTile = 0xffffffffu;
 
 class MemClient;
 
+// How an access allocates in the L2 of the GPU whose memory it reaches (the L2 is memory-side, so
+// every DRAM access passes it): kDefault takes the GPU's policy for its class (gpu_spec.h
+// PartitionSpec::comm_policy for communication; a GEMM's own loads and stores are modelled by its
+// cache, l2_cache.h), kEvictFirst allocates lines that are replaced before any other
+// (__ldcs/__stcs, ld.global.cs), kNoAllocate streams past the L2 (NMC UPDATEs).
+enum class L2Policy : uint8_t { kDefault, kAllocate, kEvictFirst, kNoAllocate };
+
 struct MemRequest {
   uint64_t addr = 0;   // byte address in the target GPU's HBM
   uint32_t bytes = 0;  // transaction size
@@ -65,6 +72,7 @@ struct MemRequest {
   bool l2_hit = false;          // served by the L2 (a memory-partition front end); no DRAM access
   bool write_back = false;      // a WRITE into a write-back L2: done when the L2 holds it; the L2
                                 // writes it to DRAM later (a target without an L2 writes it now)
+  L2Policy l2 = L2Policy::kDefault;  // how it allocates in the L2 (above)
 };
 
 class MemClient {

@@ -46,6 +46,7 @@ void CopyKernel::issue(uint32_t lane, uint64_t addr, common::MemCmd cmd) {
   a.cmd = cmd;
   a.cls =
       cmd == common::MemCmd::kRead ? common::TrafficClass::kRsRead : common::TrafficClass::kRsWrite;
+  a.l2 = p_.evict_first ? common::L2Policy::kEvictFirst : common::L2Policy::kDefault;
   a.done = this;
   a.tag = lane;
   ++lanes_[lane].outstanding;

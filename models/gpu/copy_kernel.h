@@ -27,6 +27,7 @@ struct CopyPattern {
   Duration pause;              // sleep after each chunk (paced kernels)
   uint64_t array_bytes = 0;    // bytes of each array (each lane sweeps its share, wrapping)
   uint64_t total_bytes = 0;    // bytes of output (or of reads, read-only) to move; 0: until stop
+  bool evict_first = false;    // loads and stores with evict-first hints (l2_residency.h)
 };
 
 class CopyKernel : public Component, public AccessDone {

@@ -85,6 +85,7 @@ void DmaEngines::pump(uint64_t e) {
     a.bytes = chunk;
     a.cmd = common::MemCmd::kRead;
     a.cls = ds.d.read_cls;
+    a.l2 = ds.d.l2;
     a.done = this;
     a.tag = (static_cast<uint64_t>(eng.queue.front()) << 32) |
             ((ds.started / spec_.chunk.count()) << 1);

@@ -33,6 +33,7 @@ struct DmaDescriptor {
   uint64_t tag = 0;
   uint64_t flow = 0;           // timeline flow arrow (sim/timeline.h), 0 = none
   uint16_t switch_copies = 0;  // > 0: each chunk is a copy for an in-switch reduction
+  common::L2Policy l2 = common::L2Policy::kDefault;  // how its local reads allocate in the L2
 };
 
 struct DmaSpec {

@@ -39,6 +39,7 @@
 #include "models/gpu/gemm_plan.h"
 #include "models/gpu/gpu_spec.h"
 #include "models/gpu/l2_cache.h"
+#include "models/gpu/l2_residency.h"
 #include "models/gpu/mem_stream.h"
 #include "models/gpu/power.h"
 #include "models/gpu/remote_memory.h"
@@ -63,6 +64,11 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   // The GPU's clock controller (power.h), before launch(): phases then run at its clock and
   // report their FLOPs to it. Without one the kernel runs at the preset's fixed clock.
   void set_clock(ClockControl* clock) { clock_ = clock; }
+  // The GPU's L2 residency (l2_residency.h), before launch(): from its start to its last phase the
+  // kernel's cache loses capacity to the other traffic through the L2. Without one it keeps it all.
+  void set_l2_residency(L2Residency* l2) { residency_ = l2; }
+  // Bytes of the kernel's cached slices that other traffic through the L2 evicted.
+  uint64_t l2_displaced_bytes() const { return l2_.displaced_bytes(); }
   // Launches on `cus` CUs after the launch overhead.
   void launch(uint32_t cus);
   void admit_retry();
@@ -152,6 +158,7 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   RemoteMemory& remote_;
   GemmHooks* hooks_;
   ClockControl* clock_ = nullptr;
+  L2Residency* residency_ = nullptr;
   double phase_flops_ = 0;  // FLOPs of one full-tile phase (charged to the clock controller)
   SliceCache l2_;
   std::vector<Wg> wgs_;

@@ -60,6 +60,7 @@ void GemmKernel::add_cus(uint32_t cus) {
 void GemmKernel::begin(uint64_t) {
   start_ = now();
   if (clock_ != nullptr) clock_->kernel_started();
+  if (residency_ != nullptr) residency_->attach(&l2_);
   dispatch();
 }
 

@@ -110,6 +110,7 @@ void GemmKernel::store(uint32_t w) {
   if (--computing_left_ == 0) {
     compute_done_ = now();
     if (clock_ != nullptr) clock_->kernel_ended();
+    if (residency_ != nullptr) residency_->detach(&l2_);
   }
   if (hooks_ != nullptr) hooks_->tile_computed(tile);
   dispatch();

@@ -87,7 +87,8 @@ Params gpu_params() {
   p.required("l2", ParamKind::kBytes, "L2 capacity").at_least(1);
   p.optional("tile_m", ParamKind::kInt, 128, "GEMM macro-tile rows per WG").range(16, 1024);
   p.optional("tile_n", ParamKind::kInt, 128, "GEMM macro-tile columns per WG").range(16, 1024);
-  p.optional("k_phases", ParamKind::kInt, 8, "streamed K phases per WG (fidelity knob)")
+  p.optional("k_phases", ParamKind::kInt, 8,
+             "streamed K phases per WG of the legacy \"phases\" pipeline (unused by \"stages\")")
       .range(1, 1024);
   p.optional("prefetch_phases", ParamKind::kInt, 2, "K phases of input requested ahead")
       .range(1, 64);
@@ -115,6 +116,10 @@ Params gpu_params() {
   p.optional("l2_dirty", ParamKind::kBytes, "0 B",
              "dirty bytes one L2 slice buffers before a store waits for a write-back (0: stores "
              "write through to DRAM)");
+  p.optional("l2_comm_policy", ParamKind::kString, "allocate",
+             "how communication and co-running kernels' accesses allocate in the L2 (they take "
+             "capacity from the GEMM's data): allocate, evict_first or no_allocate")
+      .one_of({"allocate", "evict_first", "no_allocate"});
   p.optional("wgs_per_cu", ParamKind::kInt, 1, "concurrent GEMM WGs per CU").range(1, 16);
   p.optional("group_m", ParamKind::kInt, 8, "tile rows per dispatch group (L2 swizzle)")
       .range(1, 4096);
@@ -181,6 +186,10 @@ GpuSpec bind_gpu(const ConfigNode& node) {
   s.partition.miss_queue = b.bytes("l2_miss_queue");
   s.partition.mshr = b.bytes("l2_mshr");
   s.partition.dirty = b.bytes("l2_dirty");
+  const std::string_view comm = b.str("l2_comm_policy");
+  s.partition.comm_policy = comm == "evict_first"   ? common::L2Policy::kEvictFirst
+                            : comm == "no_allocate" ? common::L2Policy::kNoAllocate
+                                                    : common::L2Policy::kAllocate;
   s.wgs_per_cu = static_cast<uint32_t>(b.integer("wgs_per_cu"));
   s.group_m = static_cast<uint32_t>(b.integer("group_m"));
   s.tile_select = b.str("tile_select") == "heuristic" ? TileSelect::kHeuristic : TileSelect::kFixed;

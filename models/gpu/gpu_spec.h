@@ -54,6 +54,8 @@ struct PartitionSpec {
   Bytes miss_queue;  // L2 -> DRAM queue per slice
   Bytes mshr;        // read-miss bytes outstanding per slice
   Bytes dirty;       // write-back buffer per slice (0: write-back stores go straight to DRAM)
+  // How communication allocates in the L2 (l2_residency.h): allocate, evict-first, no-allocate.
+  common::L2Policy comm_policy = common::L2Policy::kAllocate;
 };
 
 struct GpuSpec {

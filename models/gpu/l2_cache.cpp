@@ -1,9 +1,23 @@
 #include "models/gpu/l2_cache.h"
 
+#include <algorithm>
+
 namespace t3sim::gpu {
 
+namespace {
+// Foreign entries: at least 64 KiB, and at most 4096 of them fill the cache.
+constexpr uint64_t kMinGranule = 64 * 1024;
+constexpr uint64_t kMaxForeignEntries = 4096;
+}  // namespace
+
 SliceCache::SliceCache(Bytes capacity, uint32_t slices, uint32_t extra)
-    : capacity_(capacity.count()), entries_(static_cast<size_t>(slices) + extra) {}
+    : capacity_(capacity.count()),
+      granule_(std::max(kMinGranule, capacity.count() / kMaxForeignEntries)),
+      first_anon_(slices + extra) {
+  // One more id than fit, so the id reused next has always left the cache (LRU order).
+  const uint64_t anon = capacity_ / granule_ + 2;
+  entries_.resize(static_cast<size_t>(first_anon_) + anon);
+}
 
 void SliceCache::unlink(uint32_t id) {
   Entry& e = entries_[id];
@@ -27,12 +41,52 @@ void SliceCache::push_front(uint32_t id) {
   if (tail_ == kNil) tail_ = id;
 }
 
+void SliceCache::push_back(uint32_t id) {
+  Entry& e = entries_[id];
+  e.next = kNil;
+  e.prev = tail_;
+  if (tail_ != kNil) entries_[tail_].next = id;
+  tail_ = id;
+  if (head_ == kNil) head_ = id;
+}
+
 void SliceCache::make_room(uint64_t bytes) {
   while (used_ + bytes > capacity_ && tail_ != kNil) {
     const uint32_t victim = tail_;
     unlink(victim);
     used_ -= entries_[victim].bytes;
     entries_[victim].state = State::kAbsent;
+  }
+}
+
+void SliceCache::foreign(uint64_t bytes, bool evict_first) {
+  uint64_t& pending = foreign_pending_[evict_first ? 1 : 0];
+  pending += bytes;
+  if (granule_ > capacity_) return;
+  while (pending >= granule_) {
+    pending -= granule_;
+    const uint32_t id = first_anon_ + next_anon_;
+    next_anon_ = (next_anon_ + 1) % static_cast<uint32_t>(entries_.size() - first_anon_);
+    Entry& e = entries_[id];
+    if (e.state == State::kResident) {
+      unlink(id);
+      used_ -= e.bytes;
+    }
+    while (used_ + granule_ > capacity_ && tail_ != kNil) {
+      const uint32_t victim = tail_;
+      if (victim < first_anon_) displaced_ += entries_[victim].bytes;  // the GEMM's data
+      unlink(victim);
+      used_ -= entries_[victim].bytes;
+      entries_[victim].state = State::kAbsent;
+    }
+    e.state = State::kResident;
+    e.bytes = granule_;
+    used_ += granule_;
+    if (evict_first) {
+      push_back(id);
+    } else {
+      push_front(id);
+    }
   }
 }
 

@@ -2,9 +2,13 @@
 // (the data one WG streams per phase), LRU within the configured capacity. A slice fetched by one
 // WG is shared by every WG that needs it while it is in flight (MSHR merging) or resident (reuse
 // across waves). Output tiles written through the cache (baseline stores) occupy capacity and
-// evict inputs; T3's uncached output region bypasses it (t3-paper.md §6.2 point 3).
-// Fidelity: slice granularity, fully associative LRU, no bank conflicts; reads of other kernels
-// (collectives) bypass it. Contract: lookup() returns kReady, or kPending after registering the
+// evict inputs; T3's uncached output region bypasses it (t3-paper.md §6.2 point 3). Other traffic
+// through the GPU's L2 (communication, co-running kernels; l2_residency.h) takes capacity as
+// anonymous foreign entries of `granule` bytes: allocating ones enter at the most recently used
+// end and age like the GEMM's slices, evict-first ones enter at the least recently used end, so
+// each replaces the one before and together they hold about one granule.
+// Fidelity: slice granularity, fully associative LRU, no bank conflicts; foreign bytes are never
+// hits. Contract: lookup() returns kReady, or kPending after registering the
 // waiter, which is called back once via SliceWaiter when the slice arrives.
 #pragma once
 
@@ -34,6 +38,12 @@ class SliceCache {
   void filled(uint32_t id, SliceWaiter& w);
   // Inserts a non-reusable entry (a written output tile) that takes capacity.
   void pollute(uint32_t id, uint64_t bytes);
+  // `bytes` of other traffic passed the L2 (allocating, or as evict-first lines).
+  void foreign(uint64_t bytes, bool evict_first);
+  uint64_t granule() const { return granule_; }
+  uint64_t used_bytes() const { return used_; }
+  // Bytes of the GEMM's slices evicted to make room for foreign entries.
+  uint64_t displaced_bytes() const { return displaced_; }
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
   uint64_t merged() const { return merged_; }
@@ -60,8 +70,14 @@ class SliceCache {
   void push_front(uint32_t id);
   void make_room(uint64_t bytes);
   void insert(uint32_t id, uint64_t bytes);
+  void push_back(uint32_t id);
 
   uint64_t capacity_;
+  uint64_t granule_;                      // foreign entry size
+  uint32_t first_anon_ = 0;               // foreign entry ids: [first_anon_, entries_.size())
+  uint32_t next_anon_ = 0;                // the next one to (re)use, round robin
+  uint64_t foreign_pending_[2] = {0, 0};  // bytes short of a granule (allocating, evict-first)
+  uint64_t displaced_ = 0;
   uint64_t used_ = 0;
   std::vector<Entry> entries_;
   std::vector<Node> nodes_;

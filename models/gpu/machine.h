@@ -12,6 +12,7 @@
 #include "models/common/memory.h"
 #include "models/gpu/dma_engine.h"
 #include "models/gpu/gpu_spec.h"
+#include "models/gpu/l2_residency.h"
 #include "models/gpu/power.h"
 #include "models/gpu/remote_memory.h"
 #include "sim/errors.h"
@@ -57,6 +58,7 @@ struct GpuNode {
   CuPool* cus = nullptr;
   AddressAllocator* alloc = nullptr;
   ClockControl* clock = nullptr;  // power controller (nullptr: fixed clock)
+  L2Residency* l2 = nullptr;      // the L2 other traffic shares with GEMMs (nullptr: none modelled)
 };
 
 struct Machine {

@@ -196,7 +196,11 @@ class MemPartition::Slice final : public common::MemClient {
 MemPartition::MemPartition(Simulator& sim, Component* parent, std::string name,
                            const PartitionSpec& spec, Bandwidth fallback_hit_bandwidth,
                            common::MemTarget& dram, const common::ChannelMap& map)
-    : Component(sim, parent, std::move(name)), spec_(spec), dram_(dram), map_(map) {
+    : Component(sim, parent, std::move(name)),
+      spec_(spec),
+      residency_(spec.comm_policy),
+      dram_(dram),
+      map_(map) {
   const Bandwidth total =
       spec.hit_bandwidth.bytes_per_second() != 0 ? spec.hit_bandwidth : fallback_hit_bandwidth;
   if (total.bytes_per_second() == 0) {
@@ -226,6 +230,7 @@ bool MemPartition::try_issue(const common::MemRequest& req) {
     return false;
   }
   in_[static_cast<size_t>(req.cls)] += req.bytes;
+  residency_.passed(req);
   ++outstanding_;
   common::MemRequest r = req;
   r.enqueued = sim().now();

@@ -19,7 +19,9 @@
 // the buffer is half full (a write drain). A store that finds the buffer full waits for room, as a
 // GPGPU-Sim L2 stalls a write miss that cannot allocate a line; dirty = 0 writes such stores
 // through at store time (the old behaviour). Every buffered byte is written back before the run
-// ends, so DRAM traffic is the same either way; only its timing moves.
+// ends, so DRAM traffic is the same either way; only its timing moves. Every accepted request is
+// reported to the L2's residency (l2_residency.h), where communication takes capacity from the
+// running GEMMs' data.
 // Fidelity: L2 hit/miss is decided by the requester's L2 model (l2_cache.h); no MSHR merge limit
 // (merging is at K-phase slice granularity in the GEMM's L2 model). Contract: MemTarget's; a
 // refused client gets exactly one mem_retry() once its slice accepts again; finish() throws if work
@@ -34,6 +36,7 @@
 
 #include "models/common/memory.h"
 #include "models/gpu/gpu_spec.h"
+#include "models/gpu/l2_residency.h"
 #include "sim/component.h"
 #include "sim/event.h"
 #include "sim/ring_buffer.h"
@@ -60,6 +63,8 @@ class MemPartition final : public Component, public common::MemTarget {
   uint64_t miss_bytes() const { return miss_bytes_.value(); }
   uint64_t refusals() const { return refusals_.value(); }
   size_t outstanding() const { return outstanding_; }
+  // The running GEMMs' caches, which the traffic accepted here takes capacity from.
+  L2Residency& residency() { return residency_; }
   void finish() override;
 
  private:
@@ -74,6 +79,7 @@ class MemPartition final : public Component, public common::MemTarget {
   Tick use_port(uint64_t bytes);
 
   PartitionSpec spec_;
+  L2Residency residency_;
   Bandwidth port_;  // all slices' data ports together
   Tick port_free_{};
   uint64_t port_memo_bytes_ = 0;  // use_port()'s last size and its transfer time

@@ -141,6 +141,7 @@ bool MemStream::issue_chunk(uint32_t s) {
   req.contrib = slot.a.contrib;
   req.l2_hit = slot.a.l2_hit;
   req.write_back = slot.a.write_back;
+  req.l2 = slot.a.l2;
   req.client = this;
   req.tag = s;
   if (!target_.try_issue(req)) return false;

@@ -39,6 +39,7 @@ struct Access {
   uint16_t contrib = 1;
   bool l2_hit = false;      // served by the L2 slice, not DRAM (MemRequest::l2_hit)
   bool write_back = false;  // a WRITE the L2 may buffer dirty (MemRequest::write_back)
+  common::L2Policy l2 = common::L2Policy::kDefault;  // MemRequest::l2
   AccessDone* done = nullptr;
   uint64_t tag = 0;
 };

@@ -74,4 +74,13 @@ std::vector<std::string_view> mode_names() {
   return v;
 }
 
+std::string mode_list(std::string_view sep) {
+  std::string s;
+  for (const auto& row : kModes) {
+    if (!s.empty()) s += sep;
+    s += row.name;
+  }
+  return s;
+}
+
 }  // namespace t3sim::system

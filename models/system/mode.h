@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -89,5 +90,7 @@ std::string_view to_string(Mode m);
 std::optional<Mode> parse_mode(std::string_view name);
 std::vector<Mode> all_modes();
 std::vector<std::string_view> mode_names();
+// Every mode's name in table order joined by `sep`, for help texts and allowed-value lists.
+std::string mode_list(std::string_view sep);
 
 }  // namespace t3sim::system

@@ -7,41 +7,17 @@
 #include <unordered_map>
 
 #include "models/system/gemm_limits.h"
+#include "models/system/replay_graph.h"
 #include "models/system/replay_p2p.h"
 #include "models/system/replay_sims.h"
 #include "models/system/system.h"
 #include "sim/errors.h"
 
 namespace t3sim::system {
-namespace {
-
-using replay_detail::elem_bytes;
-using replay_detail::gemm_shape;
-using replay_detail::output_bytes;
-using replay_detail::peer_reachable;
-using replay_detail::precision_of;
-using replay_detail::Simulations;
+namespace replay_detail {
 using workload::Op;
 using workload::OpKind;
 using workload::Trace;
-
-// Ops are indexed by int (partner -1 = none); these index vectors with them.
-template <class T>
-T& at(std::vector<T>& v, int i) {
-  return v[static_cast<size_t>(i)];
-}
-template <class T>
-const T& at(const std::vector<T>& v, int i) {
-  return v[static_cast<size_t>(i)];
-}
-
-// The trace as a graph: preds = deps + the previous op on the stream; consumers = data deps only.
-struct Graph {
-  std::vector<std::vector<int>> preds;
-  std::vector<std::vector<int>> succs;
-  std::vector<std::vector<int>> consumers;
-  std::vector<std::vector<int>> deps;
-};
 
 Graph build_graph(const Trace& t) {
   const size_t n = t.ops.size();
@@ -70,6 +46,8 @@ Graph build_graph(const Trace& t) {
 
 // True when some predecessor of `ar` other than `gemm` is reachable from `gemm`: fusing the two
 // into one unit would then wait for itself.
+namespace {
+
 bool fusion_deadlocks(const Graph& g, int gemm, int ar) {
   std::vector<char> seen(g.succs.size(), 0);
   std::vector<int> todo{gemm};
@@ -101,6 +79,8 @@ bool fusable(const Trace& t, const Graph& g, int gemm, int ar, uint64_t gpus) {
   return !fusion_deadlocks(g, gemm, ar);
 }
 
+}  // namespace
+
 // partner[i]: the op fused with op i, or -1.
 std::vector<int> find_pairs(const Trace& t, const Graph& g, uint64_t gpus) {
   std::vector<int> partner(t.ops.size(), -1);
@@ -117,6 +97,12 @@ std::vector<int> find_pairs(const Trace& t, const Graph& g, uint64_t gpus) {
   }
   return partner;
 }
+
+}  // namespace replay_detail
+
+namespace {
+
+using namespace replay_detail;
 
 // Units (single ops or fused pairs, led by the lower index) in an order that respects preds.
 std::vector<int> schedule_order(const Trace& t, const Graph& g, const std::vector<int>& partner,
@@ -159,6 +145,10 @@ std::vector<int> schedule_order(const Trace& t, const Graph& g, const std::vecto
   }
   return order;
 }
+
+}  // namespace
+
+namespace replay_detail {
 
 void check_tp(const Trace& t, int gpus, const std::string& file) {
   auto fail = [&](const std::string& pointer, const std::string& what, int tp) {
@@ -218,6 +208,10 @@ ReplayOp describe(const Op& op, double start_us, double duration_us, std::string
 bool unsimulated(const Op& op, int gpus) {
   return workload::is_point_to_point(op.kind) && !peer_reachable(op.peer, gpus);
 }
+
+}  // namespace replay_detail
+
+namespace {
 
 // Starts unit `u` after its preds and fills in its op(s); a matched recv ends when its send has.
 void place(const Trace& t, const Graph& g, const std::vector<int>& partner,

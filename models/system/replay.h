@@ -39,6 +39,7 @@ struct ReplayOp {
   std::string fused_with;  // the partner's id in a fused pair, else ""
   std::optional<double> measured_us;  // copied from the trace, for comparison
   double idle_us = 0;                 // the trace's idle_us, waited before start_us
+  double wait_us = 0;  // multi-rank replay: waited inside the op for other ranks (replay_ranks.h)
   double end_us() const { return start_us + duration_us; }
 };
 

@@ -6,10 +6,13 @@
 #pragma once
 
 #include "models/system/replay.h"
+#include "models/system/replay_ranks.h"
 #include "sim/timeline.h"
 
 namespace t3sim::system {
 
 void record_replay(Timeline& tl, const ReplayResult& r);
+// A multi-rank replay: one process per rank (pid = rank), the same tracks and slices per rank.
+void record_replay(Timeline& tl, const MultiRankReplay& m);
 
 }  // namespace t3sim::system

@@ -77,6 +77,7 @@ gpu::GemmKernel& Scenario::launch_gemm(int g, gpu::GemmPlan plan, uint32_t cus,
       sim_, &system_->machine_component(g), "gemm" + std::to_string(kernels_.size()), g, spec(),
       std::move(plan), *reads_[gi], *stores_[gi], *machine().remote, hooks));
   kernels_.back()->set_clock(machine().gpus[gi].clock);
+  kernels_.back()->set_l2_residency(machine().gpus[gi].l2);
   kernels_.back()->launch(cus);
   return *kernels_.back();
 }

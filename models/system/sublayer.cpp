@@ -86,7 +86,10 @@ SublayerResult run_sublayer(const ConfigDoc& doc, const SublayerSpec& spec, Mode
       });
   r.mode = mode;
   r.wall_s = seconds_since(t0);
-  if (tracer) write_file_atomic(opts.trace_path, tracer->json());
+  if (tracer) {
+    write_file_atomic(opts.trace_path, tracer->json());
+    r.trace_events_dropped = tracer->dropped();
+  }
   return r;
 }
 

@@ -73,6 +73,9 @@ struct SublayerResult {
   // GPU 0's HBM bytes per class per timeline bin (empty unless requested).
   std::vector<std::array<uint64_t, common::kNumTrafficClasses>> timeline;
   double timeline_bin_us = 0;
+  // Perfetto timeline (RunOptions::trace_path): slices, flows and levels past its max_events,
+  // counted but not written (0 when no timeline was asked for or nothing was dropped).
+  uint64_t trace_events_dropped = 0;
   nlohmann::ordered_json stats;  // main run's stats tree when requested
 };
 

@@ -141,8 +141,8 @@ System::System(Simulator& sim, const ConfigNode& cfg, int active_gpus, BuildFor 
           },
           [pool] { return pool->total() - pool->available(); });
     }
-    machine_.gpus.push_back(
-        gpu::GpuNode{g, &spec_, mem, pg.dma.get(), pg.cus.get(), pg.alloc.get(), pg.clock.get()});
+    machine_.gpus.push_back(gpu::GpuNode{g, &spec_, mem, pg.dma.get(), pg.cus.get(), pg.alloc.get(),
+                                         pg.clock.get(), pg.l2 ? &pg.l2->residency() : nullptr});
   }
 }
 

@@ -244,6 +244,8 @@ void plan_tile(const FusedInput& in, const Layout& l, const Rings& rings, const 
                                     1,
                                     nullptr,
                                     0};
+      // T3's output region is uncached (t3-paper.md §3.5): the DMA's reads of it take no L2.
+      prog.dma.l2 = common::L2Policy::kNoAllocate;
     } else {
       gp.owned_tiles.push_back(t);
     }

@@ -347,7 +347,7 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
   summarise(program, options, s);
   s.dropped_deps = dropped.count;
   s.first_dropped_dep = dropped.first;
-  for (int r = 0; r < ranks; ++r) {
+  for (int r = 0; r < ranks && options.compare_ranks; ++r) {
     if (r == chosen) continue;
     const std::string other = read_chakra_bytes(rank_files[r]);
     if (other == bytes) {

@@ -26,6 +26,9 @@ struct ChakraImportOptions {
   // Ranks in the group (the collectives' size); default: the number of rank files. More ranks
   // than files: the files given stand for all (e.g. rank 0's file alone).
   std::optional<int> group;
+  // False: import the chosen rank's program without comparing it with the others' (one trace
+  // per rank, for multi-rank replay: models/system/replay_ranks.h).
+  bool compare_ranks = true;
 };
 
 struct ChakraImport {

@@ -13,8 +13,6 @@ namespace {
 
 constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;
 
-std::string event_pointer(std::size_t index) { return fmt::format("/traceEvents/{}", index); }
-
 std::optional<std::int64_t> int_arg(const nlohmann::json* args, std::string_view key,
                                     std::int64_t lo, std::int64_t hi) {
   if (args == nullptr) return std::nullopt;
@@ -117,8 +115,11 @@ bool is_comm_kernel(std::string_view kernel_name) {
 }
 
 CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index,
-                                 const KernelLaunch& launch,
-                                 std::optional<std::int64_t> world_size) {
+                                 const KernelLaunch& launch, std::optional<std::int64_t> world_size,
+                                 const std::vector<std::size_t>* original) {
+  const auto event_pointer = [original](std::size_t i) {
+    return fmt::format("/traceEvents/{}", original != nullptr ? (*original)[i] : i);
+  };
   const nlohmann::json& kernel = events[index];
   const std::string name = kineto_string(kernel, "name");
   const std::string short_name = name.substr(0, name.find('('));

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,10 +30,11 @@ struct CommOutcome {
   std::string pointer;   // where the missing or unusable field is
 };
 
-// `kernel` is traceEvents[index]; `events` the whole array.
+// `kernel` is events[index]; `events` the whole array, or the events kept from it (`original`:
+// each kept event's index in the file's traceEvents, for error pointers; nullptr: the same).
 CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index,
-                                 const KernelLaunch& launch,
-                                 std::optional<std::int64_t> world_size);
+                                 const KernelLaunch& launch, std::optional<std::int64_t> world_size,
+                                 const std::vector<std::size_t>* original = nullptr);
 
 bool is_comm_kernel(std::string_view kernel_name);
 

@@ -36,16 +36,15 @@ struct Pending {
   double end_us = 0;
 };
 
-std::string event_pointer(std::size_t index) { return fmt::format("/traceEvents/{}", index); }
-
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
-GpuEvent read_gpu_event(const nlohmann::json& e, std::size_t index, const std::string& file) {
-  const ObjectReader r(e, file, event_pointer(index), "Kineto GPU event");
+GpuEvent read_gpu_event(const nlohmann::json& e, std::size_t index, const std::string& file,
+                        const std::string& pointer) {
+  const ObjectReader r(e, file, pointer, "Kineto GPU event");
   GpuEvent g;
   g.index = index;
   g.name = r.string("name");
@@ -70,11 +69,13 @@ KernelCategory copy_category(const GpuEvent& e) {
 class Importer {
  public:
   Importer(const nlohmann::json& events, const std::string& file,
-           const KinetoImportOptions& options, std::optional<std::int64_t> world_size)
+           const KinetoImportOptions& options, std::optional<std::int64_t> world_size,
+           const std::vector<std::size_t>* original)
       : events_(events),
         file_(file),
         options_(options),
         world_size_(world_size),
+        original_(original),
         launches_(events) {}
 
   KinetoImport run() {
@@ -108,7 +109,7 @@ class Importer {
     for (std::size_t i = 0; i < events_.size(); ++i) {
       const nlohmann::json& e = events_[i];
       if (is_kineto_complete(e, kGpuCats)) {
-        gpu.push_back(read_gpu_event(e, i, file_));
+        gpu.push_back(read_gpu_event(e, i, file_, event_pointer(i)));
       } else if (e.is_object() && !e.contains("ph") &&
                  is_kineto_complete({{"ph", "X"}, {"cat", kineto_string(e, "cat")}}, kGpuCats)) {
         without_ph(e, i);
@@ -222,7 +223,7 @@ class Importer {
   }
 
   void add_collective(const GpuEvent& e, const KernelLaunch& launch) {
-    CommOutcome c = collective_of_kernel(events_, e.index, launch, world_size_);
+    CommOutcome c = collective_of_kernel(events_, e.index, launch, world_size_, original_);
     if (!c.op) {
       unmodelled(e, launch.graph ? KernelCategory::kGraph : KernelCategory::kCollectiveUnmodelled,
                  c.reason, c.detail, c.pointer);
@@ -274,6 +275,11 @@ class Importer {
     pending_.push_back({std::move(op), e.cuda_stream, e.start_us, e.start_us + e.dur_us});
   }
 
+  // The event's pointer in the file (events_ may be the events kept from it).
+  std::string event_pointer(std::size_t index) const {
+    return fmt::format("/traceEvents/{}", original_ != nullptr ? (*original_)[index] : index);
+  }
+
   std::map<std::int64_t, int> stream_numbers() const;
   void assign_streams_and_deps();
 
@@ -281,6 +287,7 @@ class Importer {
   const std::string& file_;
   const KinetoImportOptions& options_;
   std::optional<std::int64_t> world_size_;
+  const std::vector<std::size_t>* original_;
   LaunchIndex launches_;
   ImportSummary summary_;
   std::unordered_map<std::size_t, std::size_t> gemm_by_op_;  // matmul cpu_op -> pending
@@ -350,7 +357,9 @@ void Importer::assign_streams_and_deps() {
   summary_.span_us = t_end - t0;
 }
 
-std::optional<std::int64_t> world_size_of(const nlohmann::json& top) {
+}  // namespace
+
+std::optional<std::int64_t> kineto_world_size(const nlohmann::json& top) {
   const auto info = top.find("distributedInfo");
   if (info == top.end() || !info->is_object()) return std::nullopt;
   const auto ws = info->find("world_size");
@@ -361,14 +370,19 @@ std::optional<std::int64_t> world_size_of(const nlohmann::json& top) {
   return ws->get<std::int64_t>();
 }
 
-}  // namespace
-
 KinetoImport import_kineto_profile(const nlohmann::json& chrome_trace, const std::string& file,
                                    const KinetoImportOptions& options) {
   const ObjectReader top(chrome_trace, file, "", "Kineto Chrome trace");
   const nlohmann::json& events = top.get("traceEvents");
   if (!events.is_array()) top.fail("traceEvents", "\"traceEvents\" must be an array of events");
-  return Importer(events, file, options, world_size_of(chrome_trace)).run();
+  return Importer(events, file, options, kineto_world_size(chrome_trace), nullptr).run();
+}
+
+KinetoImport import_kineto_events(const nlohmann::json& events,
+                                  const std::vector<std::size_t>& original,
+                                  std::optional<std::int64_t> world_size, const std::string& file,
+                                  const KinetoImportOptions& options) {
+  return Importer(events, file, options, world_size, &original).run();
 }
 
 Trace import_kineto(const nlohmann::json& chrome_trace, const std::string& file,

@@ -12,7 +12,12 @@
 // inferred from timestamps. Source: pytorch/kineto libkineto/src/output_json.cpp; traces/README.md.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -43,5 +48,23 @@ KinetoImport import_kineto_profile(const nlohmann::json& chrome_trace, const std
                                    const KinetoImportOptions& options = {});
 Trace import_kineto(const nlohmann::json& chrome_trace, const std::string& file,
                     const KinetoImportOptions& options = {});
+
+// Reads the profile at `path` and imports it. A file starting with '{' is streamed
+// (json_stream.h): only the events the import reads are kept (GPU kernels, memcpys and memsets,
+// runtime launches, cpu_ops and user annotations), with only the members and args it reads, so
+// memory follows those events, not the file (a 300 MB profile of 200k kernels: see
+// docs/traces.md); the result equals import_kineto_profile of the whole document. Other files
+// (gzip) are read whole within sim/json_file.h's limits.
+KinetoImport import_kineto_file(const std::filesystem::path& path,
+                                const KinetoImportOptions& options = {});
+
+// The import of `events`, the events kept from a profile's traceEvents; `original` holds each
+// one's index there (for error pointers); `world_size` comes from the profile's distributedInfo.
+KinetoImport import_kineto_events(const nlohmann::json& events,
+                                  const std::vector<std::size_t>& original,
+                                  std::optional<std::int64_t> world_size, const std::string& file,
+                                  const KinetoImportOptions& options);
+// distributedInfo.world_size of a profile's top level, when it is a usable group size.
+std::optional<std::int64_t> kineto_world_size(const nlohmann::json& top);
 
 }  // namespace t3sim::workload

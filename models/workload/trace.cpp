@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/workload/json_stream.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
@@ -185,10 +186,8 @@ Json metadata_to_json(const TraceMetadata& m) {
   return j;
 }
 
-}  // namespace
-
-Trace parse_trace(const nlohmann::json& json, const std::string& file) {
-  const ObjectReader top(json, file, "", "trace");
+// The top level of a trace, but "ops": its keys, version and metadata.
+TraceMetadata read_top(const ObjectReader& top) {
   top.allow_only({"version", "metadata", "ops"});
   const std::int64_t version = top.integer("version", 0, 1 << 30);
   if (version != kTraceVersion) {
@@ -196,19 +195,71 @@ Trace parse_trace(const nlohmann::json& json, const std::string& file) {
                                     "(traces/README.md): convert the trace to it",
                                     version, kTraceVersion));
   }
+  return read_metadata(top);
+}
+
+void add_op(Trace& trace, const nlohmann::json& json, const std::string& file, std::size_t index) {
+  if (trace.ops.size() >= kMaxTraceOps) {
+    throw ConfigError(file, "/ops/" + std::to_string(index),
+                      fmt::format("a trace holds at most {} ops; split the trace", kMaxTraceOps));
+  }
+  trace.ops.push_back(read_op(json, file, index, trace.metadata));
+}
+
+// A file streamed op by op (models/workload/json_stream.h): ops are read as they arrive once the
+// metadata they default from is known (t3sim writes it first); ops before it are held as JSON.
+Trace stream_trace(const std::filesystem::path& path) {
+  const std::string file = path.string();
   Trace trace;
-  trace.metadata = read_metadata(top);
-  const nlohmann::json& ops = top.get("ops");
-  if (!ops.is_array()) top.fail("ops", "\"ops\" must be an array of op objects");
-  trace.ops.reserve(ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    trace.ops.push_back(read_op(ops[i], file, i, trace.metadata));
+  bool metadata_known = false;
+  std::vector<nlohmann::json> held;
+  const auto take_held = [&] {
+    for (std::size_t i = 0; i < held.size(); ++i) add_op(trace, held[i], file, i);
+    held.clear();
+  };
+  const auto on_op = [&](nlohmann::json& op, std::size_t i, const nlohmann::json& members) {
+    if (!metadata_known && members.contains("metadata")) {
+      trace.metadata = read_metadata(ObjectReader(members, file, "", "trace"));
+      metadata_known = true;
+      take_held();
+    }
+    if (metadata_known) return add_op(trace, op, file, i);
+    if (held.size() >= kMaxHeldOps) {
+      throw ConfigError(file, "/ops/" + std::to_string(i),
+                        fmt::format("over {} ops before the trace's \"metadata\"; write "
+                                    "\"metadata\" (\"{{}}\" if empty) before \"ops\"",
+                                    kMaxHeldOps));
+    }
+    held.push_back(std::move(op));
+  };
+  const nlohmann::json top = stream_json_object(path, "ops", on_op);
+  const ObjectReader r(top, file, "", "trace");
+  const TraceMetadata metadata = read_top(r);
+  if (!r.get("ops").is_array()) r.fail("ops", "\"ops\" must be an array of op objects");
+  if (!metadata_known) {
+    trace.metadata = metadata;
+    take_held();
   }
   check_trace(trace, file);
   return trace;
 }
 
+}  // namespace
+
+Trace parse_trace(const nlohmann::json& json, const std::string& file) {
+  const ObjectReader top(json, file, "", "trace");
+  Trace trace;
+  trace.metadata = read_top(top);
+  const nlohmann::json& ops = top.get("ops");
+  if (!ops.is_array()) top.fail("ops", "\"ops\" must be an array of op objects");
+  trace.ops.reserve(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) add_op(trace, ops[i], file, i);
+  check_trace(trace, file);
+  return trace;
+}
+
 Trace read_trace(const std::filesystem::path& path) {
+  if (is_streamable_json(path)) return stream_trace(path);
   return parse_trace(read_json_file(path), path.string());
 }
 

@@ -21,7 +21,10 @@ namespace t3sim::workload {
 constexpr int kTraceVersion = 1;
 constexpr std::int64_t kMaxSize = (std::int64_t{1} << 50) - 1;
 constexpr int kMaxStream = 65535;
-constexpr double kMaxMicroseconds = 1e12;  // of a fixed or measured duration
+constexpr double kMaxMicroseconds = 1e12;                   // of a fixed or measured duration
+constexpr std::size_t kMaxTraceOps = std::size_t{1} << 23;  // ~2 GB of ops in memory
+// Ops a streamed file may hold before its "metadata" (they wait as JSON for the defaults it gives).
+constexpr std::size_t kMaxHeldOps = std::size_t{1} << 16;
 
 struct TraceMetadata {
   std::string source;       // "generator", "kineto", "hand", ...
@@ -41,6 +44,9 @@ struct Trace {
 };
 
 Trace parse_trace(const nlohmann::json& json, const std::string& file);
+// A file starting with '{' is streamed op by op (models/workload/json_stream.h): memory is the
+// ops read, not the text, so no file-size limit applies (kMaxTraceOps ops at most); a gzip file
+// or one of another shape is read whole by sim/json_file.h, within its limits.
 Trace read_trace(const std::filesystem::path& path);
 nlohmann::json to_json(const Trace& trace);
 // The text write_trace writes: to_json(trace) with one op per line.

@@ -1,10 +1,10 @@
-// Fuzz target: sweep specs (tools/studies/sweep_spec.h). The document is resolved like a file under
+// Fuzz target: sweep specs (studies/sweep_spec.h). The document is resolved like a file under
 // configs/sweeps/ ("extends" against the repository's configs/) and read by read_sweep with an Env
 // on the source tree, so every axis value is checked against the real systems and models (each
 // config-path value builds a System). Properties: only ConfigError/UsageError/UnitError escape;
 // every point of an accepted sweep can be expanded (sweep_point) without an exception.
+#include "studies/sweep_spec.h"
 #include "tests/fuzz/fuzz_common.h"
-#include "tools/studies/sweep_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace t3sim;

@@ -13,8 +13,8 @@
 #include "sim/config.h"
 #include "sim/errors.h"
 #include "sim/params.h"
+#include "studies/sweep_spec.h"
 #include "tests/reliability/rejects.h"
-#include "tools/studies/sweep_spec.h"
 
 namespace t3sim::reliability {
 namespace {

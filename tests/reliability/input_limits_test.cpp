@@ -22,8 +22,8 @@
 #include "sim/errors.h"
 #include "sim/params.h"
 #include "sim/units_parse.h"
+#include "studies/sweep_spec.h"
 #include "tests/reliability/rejects.h"
-#include "tools/studies/sweep_spec.h"
 
 namespace t3sim::reliability {
 namespace {

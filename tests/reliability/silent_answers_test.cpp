@@ -17,9 +17,9 @@
 #include "sim/config.h"
 #include "sim/errors.h"
 #include "sim/json_file.h"
+#include "studies/experiment.h"
+#include "studies/sweep_spec.h"
 #include "tests/reliability/rejects.h"
-#include "tools/studies/experiment.h"
-#include "tools/studies/sweep_spec.h"
 
 namespace t3sim::reliability {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "cli/common.h"
 #include "sim/errors.h"
+#include "studies/parallel.h"
 #include "tests/reliability/rejects.h"
-#include "tools/studies/parallel.h"
 
 namespace t3sim::reliability {
 namespace {

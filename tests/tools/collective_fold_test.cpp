@@ -1,4 +1,4 @@
-// Folded collective probes (tools/studies/probes.h, models/common/mirror.h): on one DGX H100 the
+// Folded collective probes (studies/probes.h, models/common/mirror.h): on one DGX H100 the
 // ring and NVLS all-reduce fold to GPU 0 alone and agree with the full 8-GPU run (ring within
 // 1 %, NVLS within 5 %: the full run's GPUs drift a little apart while every copy of a folded
 // piece shares GPU 0's links); the hierarchical all-reduce on two DGX H100 nodes folds by node
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "models/collectives/fold.h"
+#include "studies/inputs.h"
+#include "studies/probes.h"
 #include "tests/support/fixtures.h"
-#include "tools/studies/inputs.h"
-#include "tools/studies/probes.h"
 
 namespace t3sim {
 namespace {

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/studies/reproduction.h"
+#include "studies/reproduction.h"
 
 namespace t3sim::studies {
 namespace {

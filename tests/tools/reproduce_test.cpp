@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/errors.h"
+#include "studies/reproduction.h"
 #include "tests/support/scratch_dir.h"
-#include "tools/studies/reproduction.h"
 
 namespace t3sim::studies {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "sim/errors.h"
-#include "tools/studies/inputs.h"
-#include "tools/studies/probes.h"
-#include "validation/lib/validate.h"
+#include "studies/inputs.h"
+#include "studies/probes.h"
+#include "studies/validation/validate.h"
 
 namespace t3sim {
 namespace {

@@ -1,8 +1,8 @@
-// Inert sweep axes (tools/studies/sweep_insight.h): an axis whose values leave every result
+// Inert sweep axes (studies/sweep_insight.h): an axis whose values leave every result
 // unchanged is found from the result rows alone, one that changes any result in any group is
 // not, and for a fabric axis the models name the limit that binds (dgx-h100's GPU links are capped
 // by the NVSwitch port, so 450 and 900 GB/s links build the same fabric).
-#include "tools/studies/sweep_insight.h"
+#include "studies/sweep_insight.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The sweep engine (tools/studies/sweep*.h): spec errors are one-line ConfigErrors that name the
+// The sweep engine (studies/sweep*.h): spec errors are one-line ConfigErrors that name the
 // problem (unknown path with a suggestion, empty axis, type mismatch, duplicated path); the
 // cartesian / zip point order; the output file is byte-identical for --jobs 1 and --jobs 2, in CSV
 // and JSON Lines; --resume after a torn write skips finished points, reruns the rest and ends with
@@ -17,9 +17,9 @@
 
 #include "sim/config.h"
 #include "sim/errors.h"
+#include "studies/sweep_runner.h"
+#include "studies/sweep_spec.h"
 #include "tests/support/scratch_dir.h"
-#include "tools/studies/sweep_runner.h"
-#include "tools/studies/sweep_spec.h"
 
 namespace t3sim::studies {
 namespace {

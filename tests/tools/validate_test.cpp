@@ -1,7 +1,7 @@
-// Tests of the validation sets (validation/lib/validation_sets.h): CSV loaders reject malformed
+// Tests of the validation sets (studies/validation/validation_sets.h): CSV loaders reject malformed
 // rows with a one-line "FILE: line N: ..." error, the error statistics on fixed inputs, the scalar
 // fit recovering a known GEMM efficiency from synthetic rows, and the stored tolerances file.
-#include "validation/lib/validation_sets.h"
+#include "studies/validation/validation_sets.h"
 
 #include <fstream>
 #include <string>

@@ -1,5 +1,5 @@
 // `t3sim calibrate --preset P --gemm CSV [--hbm CSV --hbm-out FILE] -o NEW [--system S]`: parses,
-// runs the fit of validation/lib/calibrate.h (GEMM efficiency of preset P, optionally the HBM
+// runs the fit of studies/validation/calibrate.h (GEMM efficiency of preset P, optionally the HBM
 // efficiency) and prints the per-row errors before/after and the files written.
 #include <chrono>
 #include <cstdio>
@@ -8,8 +8,8 @@
 
 #include "cli/common.h"
 #include "sim/atomic_file.h"
-#include "tools/studies/parallel.h"
-#include "validation/lib/calibrate.h"
+#include "studies/parallel.h"
+#include "studies/validation/calibrate.h"
 
 namespace t3sim::cli {
 namespace {

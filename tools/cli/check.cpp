@@ -2,8 +2,9 @@
 // ranges, "extends"). Dispatch: the document's "kind", one row per kind in kKinds (presets carry
 // "kind" too: gpu, hbm, link, switch, nic, ib_switch, collectives). Model files under models/ may
 // omit it. Trace files (workload traces, Kineto profiles, t3sim timelines) are recognised by
-// their keys and checked as traces. Exit 0 if all pass; otherwise the first error as `FILE:
-// /json/pointer: message`, exit 2.
+// their keys and checked as traces, streamed whatever their size. Exit 0 if all pass; otherwise the
+// first error as `FILE: /json/pointer: message`, exit 2.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <iostream>
@@ -16,10 +17,13 @@
 #include "models/gpu/gpu_spec.h"
 #include "models/hbm/hbm_config.h"
 #include "models/system/system.h"
+#include "models/workload/json_stream.h"
 #include "models/workload/kineto_import.h"
 #include "models/workload/model_spec.h"
+#include "models/workload/timeline_stream_check.h"
 #include "models/workload/trace.h"
 #include "sim/errors.h"
+#include "sim/json_file.h"
 #include "sim/simulator.h"
 #include "sim/timeline_check.h"
 
@@ -83,6 +87,41 @@ bool check_trace_file(const ConfigDoc& doc, const std::filesystem::path& path) {
   return true;
 }
 
+// A file starting with '{' whose top level has no "kind" and the keys of a trace is checked by
+// streaming it (models/workload/json_stream.h): memory follows the events' tracks and ids (the
+// timeline check) or the ops kept (traces, Kineto imports), not the file's size, so t3sim's own
+// large timelines are checked. False: not such a file.
+bool check_streamed_trace(const std::filesystem::path& path) {
+  if (!workload::is_streamable_json(path)) return false;
+  std::vector<std::string> keys;
+  try {
+    keys = workload::top_level_keys(path);
+  } catch (const ConfigError&) {
+    // Broken JSON: a file the whole-document reader takes reports it as always.
+    std::error_code ec;
+    if (std::filesystem::file_size(path, ec) <= kMaxJsonFileBytes && !ec) return false;
+    throw;
+  }
+  const auto has = [&](std::string_view k) {
+    return std::find(keys.begin(), keys.end(), k) != keys.end();
+  };
+  if (has("kind")) return false;
+  if (has("ops") && has("version")) {
+    workload::read_trace(path);
+    return true;
+  }
+  if (!has("traceEvents")) return false;
+  if (has("deviceProperties") || has("schemaVersion")) {
+    workload::import_kineto_file(path);
+    return true;
+  }
+  const auto problems = workload::check_timeline_file(path, 1);
+  if (!problems.empty()) {
+    throw ConfigError(path.string(), "/traceEvents", "timeline: " + problems.front());
+  }
+  return true;
+}
+
 }  // namespace
 
 void check_file(const Env& env, const std::filesystem::path& path) {
@@ -91,6 +130,7 @@ void check_file(const Env& env, const std::filesystem::path& path) {
     workload::load_model(path);
     return;
   }
+  if (check_streamed_trace(path)) return;
   const ConfigDoc doc = load_config(path, {env.configs_dir});
   const auto kind = doc.root.find("kind");
   if (kind == doc.root.end() && check_trace_file(doc, path)) return;

@@ -1,7 +1,7 @@
 // The t3sim subcommands. Each lives in its own file under tools/cli/ and parses its own options
 // (Boost.Program_options). A command returns its exit code (0 ok); bad input is reported by
 // throwing ConfigError or UsageError, which main() turns into one line and exit code 2. The work
-// itself is one call into the studies (tools/studies) or validation (validation/lib) library; the
+// itself is one call into the studies (studies) or validation (studies/validation) library; the
 // command parses, calls and prints.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/studies/env.h"
+#include "studies/env.h"
 
 namespace t3sim::cli {
 

@@ -9,7 +9,7 @@
 
 #include "models/system/system.h"
 #include "sim/errors.h"
-#include "tools/studies/probes.h"
+#include "studies/probes.h"
 
 namespace t3sim::cli {
 
@@ -138,6 +138,16 @@ void note_full_run(const char* command, const ConfigDoc& system, int gpus, const
   const std::string fix = studies::fold_options(system, hierarchical);
   std::fprintf(stderr, "t3sim %s: simulating all %d GPUs (%s)%s\n", command, gpus, why.c_str(),
                fix.empty() ? "" : ("; `" + fix + "` can fold it").c_str());
+}
+
+void note_trace_dropped(const char* command, const std::string& path, uint64_t dropped,
+                        uint64_t kept) {
+  if (dropped == 0) return;
+  std::fprintf(stderr,
+               "t3sim %s: --trace-out %s: %llu events past --trace-max-events %llu were dropped "
+               "(the timeline ends early; raise --trace-max-events or lower --trace-gpus)\n",
+               command, path.c_str(), static_cast<unsigned long long>(dropped),
+               static_cast<unsigned long long>(kept));
 }
 
 }  // namespace t3sim::cli

@@ -1,7 +1,7 @@
 // Helpers shared by the CLI subcommands: option parsing with Boost.Program_options (unknown
 // options and stray arguments are usage errors; integer options take plain decimal integers in a
 // stated range); system loading and sublayer resolution come from the studies library
-// (tools/studies/inputs.h).
+// (studies/inputs.h).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/commands.h"
-#include "tools/studies/inputs.h"
+#include "studies/inputs.h"
 
 namespace t3sim::cli {
 
@@ -27,6 +27,13 @@ constexpr int kQuietFullRun = 64;
 // run has that algorithm already, or needs none).
 void note_full_run(const char* command, const ConfigDoc& system, int gpus, const std::string& why,
                    bool hierarchical);
+
+// After a run that wrote a Perfetto timeline to `path`: when `dropped` events went past
+// --trace-max-events (`kept` of them were written), one line on stderr says how many and which
+// flag keeps them: "t3sim <command>: --trace-out F: N events past --trace-max-events K were
+// dropped (...)". Nothing when none was dropped.
+void note_trace_dropped(const char* command, const std::string& path, uint64_t dropped,
+                        uint64_t kept);
 
 // Parses `text` as a plain decimal integer in [lo, hi] (no sign for lo >= 0, no spaces, no
 // exponent); else throws the Boost.Program_options error that names the option and the range.

@@ -12,7 +12,7 @@
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
 #include "sim/units_parse.h"
-#include "tools/studies/probes.h"
+#include "studies/probes.h"
 
 namespace t3sim::cli {
 

@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "cli/common.h"
 #include "cli/describe_system.h"
@@ -20,8 +23,10 @@
 namespace t3sim::cli {
 namespace {
 
-// Edge bandwidths of the built fabric: "GPU -> switch" style class -> (bandwidth -> count).
-void print_fabric(const ConfigDoc& doc) {
+// Edge bandwidths of the built fabric: "GPU -> switch" style class -> (bandwidth -> count). Reads
+// the system's own topology: a second copy would double the memory of a large fabric (a
+// 4096-GPU full mesh holds 16.8 million edges).
+void print_fabric(const ConfigDoc& doc, const fabric::Topology& topo) {
   const fabric::FabricConfig cfg = system::system_fabric(doc);
   const int gpus = system::system_gpus(doc);
   std::printf("fabric:       %s, link %s per direction, latency %s", cfg.topology.c_str(),
@@ -33,22 +38,30 @@ void print_fabric(const ConfigDoc& doc) {
   }
   if (cfg.nic) std::printf("; NIC %s effective", format_bandwidth(cfg.nic->effective()).c_str());
   std::printf("\n");
-  const fabric::Topology topo = fabric::build_topology(cfg);
-  std::map<std::pair<std::string, uint64_t>, int> classes;
-  const auto kind = [&](uint32_t n) {
-    return n < static_cast<uint32_t>(gpus) ? std::string("GPU") : topo.nodes[n].name;
-  };
+  // Each node's class once ("GPU", or its name without trailing digits, so that "nvswitch0" and
+  // "nvswitch1" count as one), then edges counted by (class pair, bandwidth): linear in the edges.
+  std::vector<std::string> class_names;
+  std::map<std::string, uint32_t> class_ids;
+  std::vector<uint32_t> node_class(topo.nodes.size());
+  for (size_t n = 0; n < topo.nodes.size(); ++n) {
+    std::string c = n < static_cast<size_t>(gpus) ? std::string("GPU") : topo.nodes[n].name;
+    while (!c.empty() && std::isdigit(static_cast<unsigned char>(c.back()))) c.pop_back();
+    const auto [it, added] = class_ids.emplace(c, static_cast<uint32_t>(class_names.size()));
+    if (added) class_names.push_back(c);
+    node_class[n] = it->second;
+  }
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> by_ids;
   for (const auto& e : topo.edges) {
-    std::string from = kind(e.from), to = kind(e.to);
-    // Strip trailing digits so that "nvswitch0" and "nvswitch1" count as one class.
-    for (std::string* s : {&from, &to}) {
-      while (!s->empty() && std::isdigit(static_cast<unsigned char>(s->back()))) s->pop_back();
-    }
-    ++classes[{from + " -> " + to, e.bandwidth.bytes_per_second()}];
+    ++by_ids[{node_class[e.from], node_class[e.to], e.bandwidth.bytes_per_second()}];
+  }
+  std::map<std::pair<std::string, uint64_t>, uint64_t> classes;
+  for (const auto& [k, n] : by_ids) {
+    const auto& [from, to, bw] = k;
+    classes[{class_names[from] + " -> " + class_names[to], bw}] += n;
   }
   for (const auto& [k, n] : classes) {
-    std::printf("  built edges: %d x %s at %s\n", n, k.first.c_str(),
-                format_bandwidth(Bandwidth::bytes_per_s(k.second)).c_str());
+    std::printf("  built edges: %llu x %s at %s\n", static_cast<unsigned long long>(n),
+                k.first.c_str(), format_bandwidth(Bandwidth::bytes_per_s(k.second)).c_str());
   }
   // On nvlink_pairs the "switch" is the PCIe switch and the link the NVLink bridge: separate wires.
   if (cfg.nvswitch && cfg.topology != "nvlink_pairs" &&
@@ -118,7 +131,7 @@ void print_system(const ConfigDoc& doc) {
       "update %s\n",
       h.stacks, h.channels_per_stack, format_bandwidth(h.bandwidth).c_str(), h.efficiency,
       h.policy.c_str(), h.resolved.value("update", std::string("?")).c_str());
-  print_fabric(doc);
+  print_fabric(doc, sys.fabric().topology());
   const collectives::LibraryConfig c = sys.collectives();
   std::printf("collectives:  algorithm %s, protocol %s, executor %s, %u channels\n",
               collectives::to_string(c.algo), collectives::to_string(c.protocol),

@@ -1,6 +1,6 @@
 // Microbenchmarks on one system: `t3sim gemm` (one GEMM on GPU 0), `t3sim membw` (HBM streaming
 // bandwidth of GPU 0 for read/write/copy/update), `t3sim p2p` (a remote write between two GPUs).
-// Each parses, runs one probe of the studies library (tools/studies/probes.h) and prints.
+// Each parses, runs one probe of the studies library (studies/probes.h) and prints.
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -10,7 +10,7 @@
 #include "models/system/gemm_limits.h"
 #include "sim/errors.h"
 #include "sim/units_parse.h"
-#include "tools/studies/probes.h"
+#include "studies/probes.h"
 
 namespace t3sim::cli {
 namespace {

@@ -21,8 +21,8 @@
 #include "models/system/system.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
-#include "tools/studies/probes.h"
-#include "validation/lib/validation_sets.h"
+#include "studies/probes.h"
+#include "studies/validation/validation_sets.h"
 
 namespace t3sim::cli {
 namespace {

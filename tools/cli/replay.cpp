@@ -8,6 +8,7 @@
 #include "cli/progress.h"
 #include "cli/trace_options.h"
 #include "models/system/replay.h"
+#include "models/system/replay_ranks.h"
 #include "models/system/replay_timeline.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
@@ -48,6 +49,63 @@ void print_table(const system::ReplayResult& r, const std::string& file) {
   }
 }
 
+void print_ranks(const system::MultiRankReplay& m) {
+  std::printf("%zu ranks on %s (%d GPUs, rank r on GPU r), mode %s\n", m.ranks.size(),
+              m.system.c_str(), m.gpus, std::string(system::to_string(m.mode)).c_str());
+  std::printf("%-6s %12s %12s %12s %12s %16s %8s\n", "rank", "total_us", "compute_us", "comm_us",
+              "wait_us", "exposed_comm_us", "ops");
+  for (size_t r = 0; r < m.ranks.size(); ++r) {
+    const system::RankReplay& k = m.ranks[r];
+    std::printf("%-6zu %12.1f %12.1f %12.1f %12.1f %16.1f %8zu\n", r, k.result.total_us,
+                k.compute_us, k.result.comm_us, k.wait_us, k.exposed_comm_us, k.result.ops.size());
+  }
+  std::printf(
+      "total %.1f us (slowest: rank %d) | %llu collectives matched across the ranks, "
+      "%llu send/recv pairs matched, %llu unmatched | %llu simulations, %llu memoised | "
+      "%.2f s\n",
+      m.total_us, m.slowest_rank, static_cast<unsigned long long>(m.collectives),
+      static_cast<unsigned long long>(m.matched_p2p),
+      static_cast<unsigned long long>(m.unmatched_p2p),
+      static_cast<unsigned long long>(m.simulations), static_cast<unsigned long long>(m.memo_hits),
+      m.wall_s);
+  uint64_t unsimulated = 0;
+  double unsimulated_us = 0;
+  for (const auto& k : m.ranks) {
+    unsimulated += k.result.unsimulated_comm_ops;
+    unsimulated_us += k.result.unsimulated_comm_us;
+  }
+  if (unsimulated > 0) {
+    std::printf("communication not simulated: %llu ops, %.1f us\n",
+                static_cast<unsigned long long>(unsimulated), unsimulated_us);
+  }
+}
+
+// Several rank traces: one run across the ranks (models/system/replay_ranks.h).
+int replay_ranks(const Env& env, const std::vector<std::string>& files, const std::string& sys,
+                 const std::vector<std::string>& sets, const system::ReplayOptions& options,
+                 const std::string& timeline_path, const TimelineOptions& timeline_options,
+                 bool json) {
+  const ConfigDoc doc = load_system(env, sys, sets);
+  std::vector<InputFile> inputs;
+  for (const auto& f : files) inputs.push_back({f, "a rank trace to replay"});
+  add_config_files(inputs, doc, "a file of --system");
+  refuse_input_output("--trace-out", timeline_path, inputs);
+  std::vector<workload::Trace> traces;
+  for (const auto& f : files) traces.push_back(workload::read_trace(f));
+  const system::MultiRankReplay m = system::replay_ranks(doc, traces, files, options);
+  if (!timeline_path.empty()) {
+    Timeline tl(timeline_options);
+    system::record_replay(tl, m);
+    write_file_atomic(timeline_path, tl.json());
+  }
+  if (json) {
+    std::cout << system::to_json(m).dump(2) << "\n";
+  } else {
+    print_ranks(m);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_replay(const Args& args, const Env& env) {
@@ -60,9 +118,10 @@ int cmd_replay(const Args& args, const Env& env) {
                      "the workload trace to replay (traces/README.md; also the first argument)")(
       "system", po::value(&sys)->required(), "system name or config path")(
       "mode", po::value(&mode_name)->required(),
-      "how GEMM + all-reduce pairs run: sequential | ideal | ideal-nmc | t3 | t3-mca | cu-split | "
-      "decomposed | t3-direct")("ar-cus", integer(&options.ar_cus, 1u, 4096u)->default_value(16),
-                                "cu-split: CUs for the all-reduce")(
+      ("how GEMM + all-reduce pairs run: " + system::mode_list(" | ") +
+       " (`t3sim modes` explains each)")
+          .c_str())("ar-cus", integer(&options.ar_cus, 1u, 4096u)->default_value(16),
+                    "cu-split: CUs for the all-reduce")(
       "chunks", integer(&options.decompose_chunks, 1u, 4096u)->default_value(4),
       "decomposed: GEMM chunks")("strict", po::bool_switch(&options.strict),
                                  "a communication op that cannot be simulated is an error")(
@@ -70,20 +129,41 @@ int cmd_replay(const Args& args, const Env& env) {
       "json", po::bool_switch(), "print JSON")("quiet,q", po::bool_switch(),
                                                "no progress line (it is shown only on a terminal)");
   timeline.add(desc);
+  std::vector<std::string> rank_files;
+  int rank = -1;
+  desc.add_options()("rank-trace", po::value(&rank_files)->composing(),
+                     "the traces of ranks 1, 2, ... (after the first argument, rank 0's): one run "
+                     "across the ranks, rank r on GPU r")(
+      "rank", integer(&rank, 0, 1 << 20),
+      "replay only this rank's trace, as every rank's program (default: every rank)");
   po::positional_options_description positional;
   positional.add("trace", 1);
+  positional.add("rank-trace", -1);
   po::variables_map vm;
   if (!parse_options(
           args, desc, vm, &positional,
-          "t3sim replay TRACE.json --system S --mode MODE [--json] [--strict] [--set path=value] "
-          "[--trace-out TIMELINE.json]")) {
+          "t3sim replay TRACE.json [RANK1.json ...] --system S --mode MODE [--rank R] [--json] "
+          "[--strict] [--set path=value] [--trace-out TIMELINE.json]")) {
     return 0;
   }
   const auto mode = system::parse_mode(mode_name);
-  if (!mode) throw UsageError("unknown --mode '" + mode_name + "'");
+  if (!mode) {
+    throw UsageError("unknown --mode '" + mode_name + "' (one of: " + system::mode_list(", ") +
+                     ")");
+  }
   options.mode = *mode;
   TimelineOptions timeline_options;
   const std::string timeline_path = timeline.resolve(timeline_options);
+  rank_files.insert(rank_files.begin(), file);
+  if (vm.count("rank") && static_cast<size_t>(rank) >= rank_files.size()) {
+    throw UsageError("--rank: " + std::to_string(rank) + " is not one of the " +
+                     std::to_string(rank_files.size()) + " rank traces given");
+  }
+  if (vm.count("rank")) file = rank_files[static_cast<size_t>(rank)];
+  if (rank_files.size() > 1 && !vm.count("rank")) {
+    return replay_ranks(env, rank_files, sys, sets, options, timeline_path, timeline_options,
+                        vm["json"].as<bool>());
+  }
   const workload::Trace trace = workload::read_trace(file);
   const ConfigDoc doc = load_system(env, sys, sets);
   std::vector<InputFile> inputs{{file, "the trace to replay"}};

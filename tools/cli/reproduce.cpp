@@ -1,18 +1,22 @@
-// `t3sim reproduce [t3] [--out DIR] [--experiment FILE] [--jobs N] [--ablation]`: the main job.
-// Runs the reproduction through the studies library, shows progress on a terminal, then draws the
-// figures with tools/plot_t3.py in a child process (cli/child_process.h): its failure or a signal
-// is an error (exit 2), and it never outlives t3sim.
+// `t3sim reproduce [STUDY] [--out DIR] [--experiment FILE] [--jobs N] [--ablation]`: the main job
+// and the other studies of configs/experiments/ (STUDY names a file there; `t3` is the paper's,
+// t3-paper.json). Runs the study through the studies library and shows progress on a terminal.
+// For the paper it then draws the figures with tools/plot_t3.py in a child process
+// (cli/child_process.h): its failure or a signal is an error (exit 2), and it never outlives
+// t3sim. A systems study writes its SVG figures itself.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cli/child_process.h"
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "sim/errors.h"
-#include "tools/studies/parallel.h"
-#include "tools/studies/reproduction.h"
+#include "studies/parallel.h"
+#include "studies/reproduction.h"
 
 namespace t3sim::cli {
 namespace {
@@ -45,6 +49,29 @@ double plot(const Env& env, const std::filesystem::path& dir) {
                         dir.string());
 }
 
+// The studies `reproduce` can name: the stems of configs/experiments/*.json, sorted, and `t3`.
+std::vector<std::string> studies_available(const Env& env) {
+  std::vector<std::string> names{"t3"};
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(env.configs_dir / "experiments", ec)) {
+    if (f.path().extension() == ".json") names.push_back(f.path().stem().string());
+  }
+  std::sort(names.begin() + 1, names.end());
+  return names;
+}
+
+// The experiment file of a study name (`t3`: the paper's).
+std::filesystem::path study_file(const Env& env, const std::string& which) {
+  const auto names = studies_available(env);
+  if (std::find(names.begin(), names.end(), which) == names.end()) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw UsageError("unknown study '" + which + "' (available: " + list +
+                     "; each is a file of configs/experiments/)");
+  }
+  return env.configs_dir / "experiments" / ((which == "t3" ? "t3-paper" : which) + ".json");
+}
+
 }  // namespace
 
 int cmd_reproduce(const Args& args, const Env& env) {
@@ -52,10 +79,12 @@ int cmd_reproduce(const Args& args, const Env& env) {
   std::string which = "t3", out, experiment;
   unsigned jobs_n = 0;
   bool ablation = false, quiet = false;
-  desc.add_options()("which", po::value(&which)->default_value("t3"), "reproduction: t3")(
+  desc.add_options()("which", po::value(&which)->default_value("t3"),
+                     "study: t3 (the paper, configs/experiments/t3-paper.json) or the name of "
+                     "another file of configs/experiments/, e.g. t3-today")(
       "out", po::value(&out), "output directory (default results/<experiment name>/)")(
       "experiment", po::value(&experiment),
-      "experiment file (default configs/experiments/t3-paper.json)")(
+      "experiment file (default: the study's file of configs/experiments/)")(
       "jobs,j", integer(&jobs_n, 0u, studies::kMaxThreads)->default_value(0),
       "worker threads, 1..256 (0 = all cores)")(
       "ablation", po::bool_switch(&ablation),
@@ -65,20 +94,19 @@ int cmd_reproduce(const Args& args, const Env& env) {
   po::positional_options_description pos;
   pos.add("which", 1);
   po::variables_map vm;
-  if (!parse_options(args, desc, vm, &pos, "t3sim reproduce [t3] [--out DIR]")) return 0;
-  if (which != "t3") throw UsageError("unknown reproduction '" + which + "' (available: t3)");
+  if (!parse_options(args, desc, vm, &pos, "t3sim reproduce [t3|STUDY] [--out DIR]")) return 0;
+  const std::filesystem::path chosen = study_file(env, which);
+  if (experiment.empty()) experiment = chosen.string();
+  studies::ReproductionRequest req{experiment, out, jobs_n, nullptr, ablation};
+  studies::check_request(env, req);  // bad input fails before --out is created
   if (!out.empty()) {
-    const std::filesystem::path exp = experiment.empty()
-                                          ? env.configs_dir / "experiments" / "t3-paper.json"
-                                          : std::filesystem::path(experiment);
-    refuse_input_output("--out", out, {{exp, "the experiment file"}});
+    refuse_input_output("--out", out, {{experiment, "the experiment file"}});
     check_output_dir("--out", out);
   }
-  studies::ReproductionRequest req{experiment, out, jobs_n, nullptr, ablation};
   ProgressLine line("reproduce", "runs", progress_shown(env.stderr_is_tty, quiet));
   req.progress = [&line](size_t done, size_t total) { line.update(done, total); };
   const studies::Reproduction rep = studies::run_reproduction(env, req);
-  const double plot_s = plot(env, rep.dir);
+  const double plot_s = rep.exp.kind == studies::StudyKind::kPaper ? plot(env, rep.dir) : 0.0;
   std::printf(
       "reproduce: %zu points, %zu runs on %u threads in %.2f s wall (%.2f s with the figures); "
       "%llu events, %.1f M events/s -> %s\n",

@@ -156,6 +156,8 @@ int cmd_run(const Args& args, const Env& env) {
   check_traceable(opts.trace_path, r.mode);
   opts.stats = true;
   system::SublayerResult res = system::run_sublayer(r.system, c.spec, r.mode, opts);
+  note_trace_dropped("run", opts.trace_path, res.trace_events_dropped,
+                     opts.trace_options.max_events);
   nlohmann::ordered_json j = std::move(res.stats);
   auto summary = system::to_json(res);
   summary.erase("wall_s");  // keep the file deterministic

@@ -103,6 +103,8 @@ int cmd_sublayer(const Args& args, const Env& env) {
   };
   system::SublayerResult r = system::run_sublayer(doc, c.spec, *mode, opts);
   trace.note_deprecated();
+  note_trace_dropped("sublayer", opts.trace_path, r.trace_events_dropped,
+                     opts.trace_options.max_events);
   const bool sequence_parallel = vm["sequence-parallel"].as<bool>();
   if (sequence_parallel) {  // every mode runs the all-gather after the reduce-scatter has ended
     r.total_us -= r.ag_us;

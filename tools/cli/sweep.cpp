@@ -3,7 +3,7 @@
 // -np K) points are split across ranks and rank 0 writes. The final file is ordered by point index
 // and byte-identical for any N and K. An existing FILE is continued (--resume), replaced (--force)
 // or refused before any work. Progress on stderr (cli/progress.h) on a terminal only; axes that
-// change no result are reported (tools/studies/sweep_insight.h).
+// change no result are reported (studies/sweep_insight.h).
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -16,16 +16,16 @@
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "sim/errors.h"
-#include "tools/studies/parallel.h"
-#include "tools/studies/sweep_insight.h"
-#include "tools/studies/sweep_runner.h"
+#include "studies/parallel.h"
+#include "studies/sweep_insight.h"
+#include "studies/sweep_runner.h"
 
 namespace t3sim::cli {
 namespace {
 
 using namespace studies;  // NOLINT: the sweep engine's names
 
-// Warns on stderr about axes that changed no result (tools/studies/sweep_insight.h).
+// Warns on stderr about axes that changed no result (studies/sweep_insight.h).
 void warn_inert_axes(const Env& env, const SweepSpec& spec, const std::string& out) {
   std::ifstream in(out, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -94,13 +94,15 @@ int cmd_sweep(const Args& args, const Env& env) {
     MpiSweepResult r;
     try {
       r = run_sweep_mpi(env, spec, out, vm["resume"].as<bool>(), threads, mpi);
+    } catch (const SweepRankError& e) {  // another rank failed; rank 0 removed the output
+      std::fprintf(stderr, "t3sim sweep: %s\n", e.what());
+      mpi.abort(e.code);
     } catch (const std::exception& e) {
       // The other ranks wait for this one in MPI calls: say why, then end them all.
-      const bool input = dynamic_cast<const ConfigError*>(&e) != nullptr ||
-                         dynamic_cast<const UsageError*>(&e) != nullptr;
+      const int code = sweep_exit_code(e);
       std::fprintf(stderr, "t3sim sweep: %s%s (rank %u of %u)\n",
-                   input ? "" : "internal error: ", e.what(), mpi.rank(), mpi.size());
-      mpi.abort(input ? 2 : 1);
+                   code == 2 ? "" : "internal error: ", e.what(), mpi.rank(), mpi.size());
+      mpi.abort(code);
     }
     if (mpi.rank() != 0) return 0;
     report_stale(r.stale);

@@ -22,7 +22,7 @@ constexpr const char* kUsage =
     "t3sim trace gen --model M --tp N [--tokens T] [--pass fwd|bwd|both] [--sequence-parallel] "
     "-o FILE\n       t3sim trace import-kineto PROFILE.json -o FILE [--strict] [--drop-idle] "
     "[--summary-json F]\n       t3sim trace import-chakra PREFIX|FILE... -o FILE [--strict] "
-    "[--dtype D] [--rank R] [--ranks N] [--summary-json F]";
+    "[--dtype D] [--rank R] [--ranks N] [--per-rank] [--summary-json F]";
 
 int trace_gen(const Args& args, const Env& env) {
   po::options_description desc("t3sim trace gen options");
@@ -81,8 +81,7 @@ int trace_import_kineto(const Args& args) {
   options.infer_cross_stream_deps = !no_infer;
   options.strict = strict;
   options.keep_idle = !drop_idle;
-  const workload::KinetoImport imported =
-      workload::import_kineto_profile(read_json_file(in), in, options);
+  const workload::KinetoImport imported = workload::import_kineto_file(in, options);
   workload::write_trace(imported.trace, out);
   if (!summary_out.empty()) {
     write_file_atomic(summary_out, workload::to_json(imported.summary).dump(2) + "\n");
@@ -93,6 +92,41 @@ int trace_import_kineto(const Args& args) {
   std::cout << "wrote " << out << ": " << imported.trace.ops.size() << " ops imported from " << in
             << "\n"
             << workload::format_summary(imported.summary) << "\n";
+  return 0;
+}
+
+// OUT.json -> OUT.<rank>.json.
+std::filesystem::path rank_output(const std::filesystem::path& out, std::size_t rank) {
+  std::filesystem::path p = out;
+  const std::string ext = p.has_extension() ? p.extension().string() : ".json";
+  return p.replace_extension("." + std::to_string(rank) + ext);
+}
+
+// --per-rank: every rank's program imported before any file is written (no partial output).
+int write_per_rank(const std::vector<std::filesystem::path>& files,
+                   workload::ChakraImportOptions options, const std::string& out) {
+  std::vector<InputFile> read;
+  for (const auto& f : files) read.push_back({f, "a Chakra rank file"});
+  std::vector<workload::ChakraImport> imported;
+  for (std::size_t r = 0; r < files.size(); ++r) {
+    const std::filesystem::path target = rank_output(out, r);
+    refuse_input_output("--output", target.string(), read);
+    output_target(target.string());
+    options.rank = static_cast<int>(r);
+    options.compare_ranks = false;
+    imported.push_back(workload::import_chakra(files, options));
+  }
+  std::size_t ops = 0;
+  for (std::size_t r = 0; r < imported.size(); ++r) {
+    workload::write_trace(imported[r].trace, rank_output(out, r));
+    ops += imported[r].trace.ops.size();
+    for (const std::string& line :
+         workload::format_warnings(imported[r].summary, imported[r].summary.imported_file)) {
+      std::cerr << line << "\n";
+    }
+  }
+  std::cout << "wrote " << imported.size() << " rank traces " << rank_output(out, 0).string()
+            << " ... " << rank_output(out, imported.size() - 1).string() << ": " << ops << " ops\n";
   return 0;
 }
 
@@ -114,6 +148,9 @@ int trace_import_chakra(const Args& args) {
       "ranks", integer(&group, 1, 1 << 20),
       "ranks in the group when fewer rank files are given (e.g. rank 0's file alone)")(
       "summary-json", po::value(&summary_out), "also write the import summary as JSON");
+  desc.add_options()("per-rank", po::bool_switch(),
+                     "write each rank's program to its own trace, OUT.<r>.json for -o OUT.json "
+                     "(for `t3sim replay OUT.0.json OUT.1.json ...`: one run across the ranks)");
   po::positional_options_description positional;
   positional.add("et", -1);
   po::variables_map vm;
@@ -136,6 +173,7 @@ int trace_import_chakra(const Args& args) {
   options.comm_dtype = *dtype;
   if (vm.count("rank")) options.rank = rank;
   if (vm.count("ranks")) options.group = group;
+  if (vm["per-rank"].as<bool>()) return write_per_rank(files, options, out);
   const workload::ChakraImport imported = workload::import_chakra(files, options);
   const std::string& file = imported.summary.imported_file;
   workload::write_trace(imported.trace, out);

@@ -13,8 +13,8 @@
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "sim/errors.h"
-#include "tools/studies/parallel.h"
-#include "validation/lib/validate.h"
+#include "studies/parallel.h"
+#include "studies/validation/validate.h"
 
 namespace t3sim::cli {
 namespace {

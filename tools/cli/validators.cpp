@@ -2,8 +2,8 @@
 // through the studies library, which throws ConfigError naming file and JSON pointer.
 #include "cli/validators.h"
 
-#include "tools/studies/experiment.h"
-#include "tools/studies/sweep_spec.h"
+#include "studies/experiment.h"
+#include "studies/sweep_spec.h"
 
 namespace t3sim::cli {
 

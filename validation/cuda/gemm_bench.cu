@@ -199,7 +199,7 @@ void time_all(const Options& o, const std::vector<Shape>& shapes, const Operands
     }
   }
   if (row_mhz.empty()) return;
-  // The SM clock is no column: validation/lib reads gemm_bench CSVs by their exact header.
+  // The SM clock is no column: studies/validation reads gemm_bench CSVs by their exact header.
   std::string list;
   for (double mhz : row_mhz) list += (list.empty() ? "" : ",") + std::to_string(std::lround(mhz));
   char summary[320];

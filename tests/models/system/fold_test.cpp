@@ -52,7 +52,9 @@ TEST(Fold, MatchesTheFullRunOnARing) {
     EXPECT_FALSE(full.folded) << name;
     EXPECT_LT(f.events * 4, full.events) << name;
     expect_close(f.total_us, full.total_us, 0.05, name + " total");
-    expect_close(f.gemm_us, full.gemm_us, 0.02, name + " gemm");
+    // cu-split's collective takes L2 capacity from the GEMM beside it, and each rank's chunks map
+    // to other channels and lines (docs/fidelity.md "Folded runs"): within 3 %.
+    expect_close(f.gemm_us, full.gemm_us, 0.03, name + " gemm");
     EXPECT_EQ(f.link_bytes, full.link_bytes) << name;
     for (const TrafficClass c :
          {TrafficClass::kRsRead, TrafficClass::kRsWrite, TrafficClass::kRsUpdate,

@@ -1,0 +1,88 @@
+// import_kineto_file (kineto_import.h): the profile streamed, keeping what the import reads.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+
+#include "models/workload/json_stream.h"
+#include "models/workload/kineto_import.h"
+#include "sim/errors.h"
+#include "sim/json_file.h"
+#include "sim/strict_json.h"
+
+namespace t3sim::workload {
+namespace {
+
+// Categories of the events the import reads (kineto_import.cpp, kineto_launch.cpp).
+constexpr std::array<std::string_view, 12> kKeptCats = {
+    "kernel",  "gpu_memcpy",  "gpu_memset",  "memcpy", "memset",   "cuda_runtime",
+    "runtime", "cuda_driver", "hip_runtime", "cpu_op", "operator", "user_annotation"};
+// Members of those events, and keys of their args, that the import reads.
+constexpr std::array<std::string_view, 8> kKeptMembers = {"ph",  "cat", "name", "ts",
+                                                          "dur", "pid", "tid",  "args"};
+constexpr std::array<std::string_view, 11> kKeptArgs = {
+    "External id",     "external id",   "correlation",    "stream", "Input Dims", "Input type",
+    "Collective name", "In msg nelems", "Out msg nelems", "dtype",  "Group size"};
+// Events kept: about 1 KB each in memory, so 2^24 is ~16 GB; a profile of more is refused.
+constexpr std::size_t kMaxKeptEvents = std::size_t{1} << 24;
+
+template <std::size_t N>
+bool among(const std::array<std::string_view, N>& set, std::string_view key) {
+  return std::find(set.begin(), set.end(), key) != set.end();
+}
+
+bool kept_category(const nlohmann::json& e) {
+  const auto cat = e.find("cat");
+  if (cat == e.end() || !cat->is_string()) return false;
+  std::string lower = cat->get<std::string>();
+  if (lower.size() > 16) return false;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return among(kKeptCats, lower);
+}
+
+// The event with only what the import reads.
+nlohmann::json trimmed(nlohmann::json& e) {
+  nlohmann::json out = nlohmann::json::object();
+  for (auto it = e.begin(); it != e.end(); ++it) {
+    if (!among(kKeptMembers, it.key())) continue;
+    if (it.key() != "args" || !it->is_object()) {
+      out[it.key()] = std::move(*it);
+      continue;
+    }
+    nlohmann::json args = nlohmann::json::object();
+    for (auto a = it->begin(); a != it->end(); ++a) {
+      if (among(kKeptArgs, a.key())) args[a.key()] = std::move(*a);
+    }
+    out["args"] = std::move(args);
+  }
+  return out;
+}
+
+}  // namespace
+
+KinetoImport import_kineto_file(const std::filesystem::path& path,
+                                const KinetoImportOptions& options) {
+  const std::string file = path.string();
+  if (!is_streamable_json(path)) return import_kineto_profile(read_json_file(path), file, options);
+  nlohmann::json kept = nlohmann::json::array();
+  std::vector<std::size_t> original;
+  const auto keep = [&](nlohmann::json& e, std::size_t index, const nlohmann::json&) {
+    if (!e.is_object() || !kept_category(e)) return;
+    if (kept.size() >= kMaxKeptEvents) {
+      throw ConfigError(file, "/traceEvents/" + std::to_string(index),
+                        "over " + std::to_string(kMaxKeptEvents) +
+                            " GPU, launch and cpu_op events; import a shorter profile");
+    }
+    kept.push_back(trimmed(e));
+    original.push_back(index);
+  };
+  const nlohmann::json top = stream_json_object(path, "traceEvents", keep);
+  const ObjectReader r(top, file, "", "Kineto Chrome trace");
+  if (!r.get("traceEvents").is_array()) {
+    r.fail("traceEvents", "\"traceEvents\" must be an array of events");
+  }
+  return import_kineto_events(kept, original, kineto_world_size(top), file, options);
+}
+
+}  // namespace t3sim::workload
