@@ -142,7 +142,10 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
                        "; lower -e (and -b), or the GPUs with -g");
     }
     if (bytes == rows.front()) print_header(o);  // after a first row that runs: no bare header
-    if (tl) write_file_atomic(trace_path, tl->json());
+    if (tl) {
+      write_file_atomic(trace_path, tl->json());
+      note_trace_dropped("nccl-tests", trace_path, tl->dropped(), trace_options.max_events);
+    }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double algbw = static_cast<double>(bytes) / (p.time_us * 1e3);

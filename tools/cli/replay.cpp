@@ -97,6 +97,7 @@ int replay_ranks(const Env& env, const std::vector<std::string>& files, const st
     Timeline tl(timeline_options);
     system::record_replay(tl, m);
     write_file_atomic(timeline_path, tl.json());
+    note_trace_dropped("replay", timeline_path, tl.dropped(), timeline_options.max_events);
   }
   if (json) {
     std::cout << system::to_json(m).dump(2) << "\n";
@@ -177,6 +178,7 @@ int cmd_replay(const Args& args, const Env& env) {
     Timeline tl(timeline_options);
     system::record_replay(tl, r);
     write_file_atomic(timeline_path, tl.json());
+    note_trace_dropped("replay", timeline_path, tl.dropped(), timeline_options.max_events);
   }
   if (vm["json"].as<bool>()) {
     std::cout << system::to_json(r).dump(2) << "\n";
