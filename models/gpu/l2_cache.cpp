@@ -50,9 +50,10 @@ void SliceCache::push_back(uint32_t id) {
   if (head_ == kNil) head_ = id;
 }
 
-void SliceCache::make_room(uint64_t bytes) {
+void SliceCache::make_room(uint64_t bytes, uint64_t* displaced) {
   while (used_ + bytes > capacity_ && tail_ != kNil) {
     const uint32_t victim = tail_;
+    if (displaced != nullptr && victim < first_anon_) *displaced += entries_[victim].bytes;
     unlink(victim);
     used_ -= entries_[victim].bytes;
     entries_[victim].state = State::kAbsent;
@@ -72,13 +73,7 @@ void SliceCache::foreign(uint64_t bytes, bool evict_first) {
       unlink(id);
       used_ -= e.bytes;
     }
-    while (used_ + granule_ > capacity_ && tail_ != kNil) {
-      const uint32_t victim = tail_;
-      if (victim < first_anon_) displaced_ += entries_[victim].bytes;  // the GEMM's data
-      unlink(victim);
-      used_ -= entries_[victim].bytes;
-      entries_[victim].state = State::kAbsent;
-    }
+    make_room(granule_, &displaced_);  // what it evicts of the GEMM's data is displaced
     e.state = State::kResident;
     e.bytes = granule_;
     used_ += granule_;

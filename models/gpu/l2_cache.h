@@ -68,7 +68,8 @@ class SliceCache {
   static constexpr uint32_t kNil = 0xffffffffu;
   void unlink(uint32_t id);
   void push_front(uint32_t id);
-  void make_room(uint64_t bytes);
+  // Evicts LRU entries until `bytes` fit; adds the GEMM slices' bytes it evicts to *displaced.
+  void make_room(uint64_t bytes, uint64_t* displaced = nullptr);
   void insert(uint32_t id, uint64_t bytes);
   void push_back(uint32_t id);
 
