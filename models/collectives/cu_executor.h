@@ -87,6 +87,7 @@ class CuExecutor final : public CollectiveExecutor,
   void advance(uint32_t lane);
   bool can_begin(uint32_t lane, const Op& op);
   bool piece_ready(uint32_t lane, const Op& op, uint64_t end);
+  bool direct_recv(const Op& op) const;
   void begin(const Op& op);
   void start_piece(uint32_t lane, uint32_t op_id, uint64_t off, uint64_t payload);
   void issue_reads(uint32_t piece);

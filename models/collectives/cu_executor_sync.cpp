@@ -44,6 +44,14 @@ void CuExecutor::op_synced(uint64_t l) {
   }
 }
 
+bool CuExecutor::direct_recv(const Op& op) const {
+  if (!x_.lib.p2p_direct || !x_.proto.fenced || op.flags != (kRecv | kWriteLocal)) return false;
+  for (uint16_t k = 0; k < op.recvs; ++k) {
+    if (x_.schedule.conns[x_.schedule.recv_conn(op, k)].inter_node) return false;
+  }
+  return true;
+}
+
 void CuExecutor::publish(uint64_t c) {
   const Schedule& s = x_.schedule;
   ConnState& cs = conns_[c];

@@ -173,6 +173,10 @@ Params library_params() {
              "CU executor: the k channel CUs sending over one link share it equally (the link "
              "interleaves their stores): each injects at most 1/k of the link's bandwidth, and "
              "time one spends on step synchronisation is not taken up by the others");
+  p.optional("p2p_direct", ParamKind::kBool, false,
+             "CU executor, Simple, intra-node: NCCL's direct pointers (one process drives every "
+             "GPU): the sender stores a ring's final slice straight into the receiver's output, "
+             "so the receive-only step waits for its flag and moves no bytes");
   return p;
 }
 
@@ -216,6 +220,7 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
                      : dir == "forward" ? RingDirection::kForward
                                         : RingDirection::kBackward;
   c.fair_share = b.boolean("fair_share");
+  c.p2p_direct = b.boolean("p2p_direct");
   return c;
 }
 

@@ -96,6 +96,8 @@ struct LibraryConfig {
   // group's order run one way only (forward: rank r sends to r+1; backward: to r-1).
   RingDirection ring_direction = RingDirection::kPlanned;
   bool fair_share = false;  // CU: a channel injects at most its share of its path's bandwidth
+  bool p2p_direct =
+      false;  // Simple, intra-node: the last receive of a ring finds its data in place
 
   const ProtocolSpec& spec(Protocol p) const;
   // Without a tuner, auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when

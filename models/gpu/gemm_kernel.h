@@ -19,16 +19,16 @@
 // Grid (gpu_spec.h GemmLaunch): per_tile hands each work item (a tile split) to the next free WG
 // slot in plan order. persistent launches G = min(items, cus x wgs_per_cu of the whole GPU) CTAs
 // whatever launch() was given; CTA j becomes resident in CTA order when a slot is free and keeps
-// it until its item list is done (static: items j, j+G, ...; dynamic: the next item of a shared
-// counter), so CTAs that found no slot start only when a resident CTA ends its list or add_cus()
-// gives slots back: the tail a persistent library GEMM suffers when another kernel holds SMs.
-// Contract: hooks->admit() may refuse a tile (tracker full); the kernel then waits for
-// admit_retry(); admit() and tile_computed() are called once per output tile (admit() before the
-// tile's first split starts; a refused CTA does not hold back CTAs whose next item is admitted).
-// A static persistent grid with split-K under a tracker that refuses until tiles complete can wait
-// forever on a split whose CTA is not resident (finish() then reports it); the presets with a
-// tracker (T3) are per_tile. done() is set when every tile's store has completed. add_cus() adds
-// WG slots to a running kernel.
+// it until its item list is done (static: items j, j+G, ...; dynamic: items j, j+G, ... for its
+// first persistent_static_rounds items, then the next item of a shared counter), so CTAs that found
+// no slot start only when a resident CTA ends its list or add_cus() gives slots back: the tail a
+// persistent library GEMM suffers when another kernel holds SMs. Contract: hooks->admit() may
+// refuse a tile (tracker full); the kernel then waits for admit_retry(); admit() and
+// tile_computed() are called once per output tile (admit() before the tile's first split starts; a
+// refused CTA does not hold back CTAs whose next item is admitted). A static persistent grid with
+// split-K under a tracker that refuses until tiles complete can wait forever on a split whose CTA
+// is not resident (finish() then reports it); the presets with a tracker (T3) are per_tile. done()
+// is set when every tile's store has completed. add_cus() adds WG slots to a running kernel.
 #pragma once
 
 #include <cstdint>
@@ -125,6 +125,8 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
   void configure();
   void begin(uint64_t unused);
   size_t items() const { return plan_.order.size() * plan_.split_k; }
+  // Items below this are taken by CTA index (all of them for a static schedule).
+  size_t static_items_end() const;
   bool admit_item(size_t item);
   void dispatch();
   void dispatch_per_tile();

@@ -41,6 +41,8 @@ void GemmKernel::launch(uint32_t cus) {
     cta_next_.resize(ctas_);
     for (uint32_t j = 0; j < ctas_; ++j) cta_next_[j] = j;
     admitted_.assign(plan_.tiles(), 0);
+    // A dynamic schedule's counter starts after the items assigned by CTA index.
+    if (spec_.persistent_schedule == PersistentSchedule::kDynamic) next_tile_ = static_items_end();
   }
   sim().call_at<GemmKernel, &GemmKernel::begin>(now() + spec_.launch_overhead, this, 0);
 }
@@ -109,13 +111,16 @@ void GemmKernel::dispatch_per_tile() {
 // item belongs to an admitted tile. Then free slots take waiting CTAs in CTA order.
 void GemmKernel::dispatch_persistent() {
   const bool dynamic = spec_.persistent_schedule == PersistentSchedule::kDynamic;
+  const size_t static_end = static_items_end();
   bool progress = true;
   while (progress) {
     progress = false;
     for (auto it = wanting_.begin(); it != wanting_.end();) {
       const uint32_t w = *it;
       const uint32_t cta = slot_cta_[w];
-      const size_t item = dynamic ? next_tile_ : cta_next_[cta];
+      // A dynamic CTA takes its items by index while they lie below static_end.
+      const bool from_counter = dynamic && cta_next_[cta] >= static_end;
+      const size_t item = from_counter ? next_tile_ : cta_next_[cta];
       if (item >= items()) {  // the CTA's list is done: its slot is free
         it = wanting_.erase(it);
         slot_cta_[w] = kNoCta;
@@ -128,7 +133,7 @@ void GemmKernel::dispatch_persistent() {
         continue;
       }
       it = wanting_.erase(it);
-      if (dynamic) {
+      if (from_counter) {
         ++next_tile_;
       } else {
         cta_next_[cta] += ctas_;
@@ -144,6 +149,11 @@ void GemmKernel::dispatch_persistent() {
       progress = true;
     }
   }
+}
+
+size_t GemmKernel::static_items_end() const {
+  if (spec_.persistent_schedule != PersistentSchedule::kDynamic) return items();
+  return std::min(items(), static_cast<size_t>(spec_.persistent_static_rounds) * ctas_);
 }
 
 void GemmKernel::start_item(uint32_t w, size_t item) {

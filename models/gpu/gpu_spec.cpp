@@ -139,6 +139,10 @@ Params gpu_params() {
              "tile schedule of a persistent GEMM: static (CTA j takes tiles j, j+G, ...) or "
              "dynamic (each CTA takes the next tile from a shared counter)")
       .one_of({"static", "dynamic"});
+  p.optional("persistent_static_rounds", ParamKind::kInt, 0,
+             "dynamic schedule only: CTA j's first R tiles are j, j+G, ... by CTA index, the "
+             "rest come from the shared counter (0: all from the counter)")
+      .range(0, 64);
   p.optional("wg_overhead", ParamKind::kDuration, "0 ns",
              "fixed time per GEMM WG beyond its K loop (prologue + epilogue)")
       .range(0, 1e9);
@@ -202,6 +206,7 @@ GpuSpec bind_gpu(const ConfigNode& node) {
       b.str("gemm_launch") == "persistent" ? GemmLaunch::kPersistent : GemmLaunch::kPerTile;
   s.persistent_schedule = b.str("persistent_schedule") == "dynamic" ? PersistentSchedule::kDynamic
                                                                     : PersistentSchedule::kStatic;
+  s.persistent_static_rounds = static_cast<uint32_t>(b.integer("persistent_static_rounds"));
   s.wg_overhead = b.duration("wg_overhead");
   s.l2_bandwidth = b.bandwidth("l2_bandwidth");
   s.launch_overhead = b.duration("launch_overhead");

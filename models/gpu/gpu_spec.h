@@ -93,6 +93,10 @@ struct GpuSpec {
   // The GEMM grid and, when persistent, its tile schedule.
   GemmLaunch gemm_launch = GemmLaunch::kPerTile;
   PersistentSchedule persistent_schedule = PersistentSchedule::kStatic;
+  // kDynamic only: CTA j's first R items are j, j+G, ..., j+(R-1)G (assigned by CTA index, as a
+  // tile-counter loop that starts from blockIdx does), then the counter serves it from R x G on.
+  // 0: every item from the counter. Late CTAs (no free SM at launch) still owe their R items.
+  uint32_t persistent_static_rounds = 0;
   PowerSpec power;  // board power and clock control (disabled: the clock stays fixed)
 };
 

@@ -148,6 +148,30 @@ Simulations::Times Simulations::collective(const Op& op) {
               });
 }
 
+Simulations::Times Simulations::on_gpus(const Op& op, const std::vector<int>& gpus) {
+  const collectives::Kind kind = library_kind(op.kind).value();
+  const uint64_t e = elem_bytes(op);
+  const uint64_t unit = collectives::kind_spec(kind).split_by_rank ? e * gpus.size() : e;
+  const uint64_t bytes = (static_cast<uint64_t>(op.bytes) + unit - 1) / unit * unit;
+  const int root = workload::is_rooted(op.kind) ? op.root : 0;
+  const Key key{30 + static_cast<int>(kind), bytes, e, static_cast<uint64_t>(root), 0, 0};
+  const auto it = group_memo_.find({key, gpus});
+  if (it != group_memo_.end()) {
+    ++hits;
+    return it->second;
+  }
+  ++runs;
+  collectives::CollectiveSpec spec;
+  spec.kind = kind;
+  spec.bytes = bytes;
+  spec.elem_bytes = static_cast<uint32_t>(e);
+  spec.root = root;
+  spec.group = gpus;
+  return group_memo_
+      .emplace(std::make_pair(key, gpus), Times{run_library_collective(doc_, spec), 0})
+      .first->second;
+}
+
 std::optional<collectives::Kind> library_kind(OpKind kind) {
   switch (kind) {
     case OpKind::kAllReduce:

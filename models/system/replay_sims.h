@@ -46,6 +46,10 @@ class Simulations {
   // (peer_reachable() must hold).
   Times collective(const workload::Op& op);
   Times memory(const workload::Op& op);
+  // A collective on some of the GPUs (a process group narrower than the system, in group order),
+  // or a send/recv between two GPUs (`gpus` = {sender, receiver}), through the collectives
+  // library: the multi-rank replay of profiles that name their groups (replay_rank_groups.h).
+  Times on_gpus(const workload::Op& op, const std::vector<int>& gpus);
   // The duration of an op that runs on its own.
   double single(const workload::Op& op);
   uint64_t runs = 0;
@@ -69,6 +73,7 @@ class Simulations {
   ReplayOptions options_;
   uint64_t gpus_;
   std::map<Key, Times> memo_;
+  std::map<std::pair<Key, std::vector<int>>, Times> group_memo_;
 };
 
 }  // namespace t3sim::system::replay_detail

@@ -1,9 +1,11 @@
 #include "models/workload/kineto_comms.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "models/workload/kineto_groups.h"
 #include "models/workload/kineto_names.h"
 #include "models/workload/kineto_schema.h"
 #include "models/workload/trace.h"
@@ -108,58 +110,40 @@ bool is_comm_op(std::string_view name) {
   return name == "record_param_comms" || name.starts_with("nccl:") || name.starts_with("c10d::");
 }
 
-}  // namespace
-
-bool is_comm_kernel(std::string_view kernel_name) {
-  return kernel_name.starts_with("ncclDevKernel_") || kernel_name.starts_with("ncclKernel_");
-}
-
-CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index,
-                                 const KernelLaunch& launch, std::optional<std::int64_t> world_size,
-                                 const std::vector<std::size_t>* original) {
-  const auto event_pointer = [original](std::size_t i) {
-    return fmt::format("/traceEvents/{}", original != nullptr ? (*original)[i] : i);
-  };
-  const nlohmann::json& kernel = events[index];
-  const std::string name = kineto_string(kernel, "name");
-  const std::string short_name = name.substr(0, name.find('('));
-  CommOutcome r;
-  r.pointer = event_pointer(index) + "/args";
-  // Kind: record_param_comms' "Collective name", then c10d/nccl op names, then the kernel name.
+// The communication kind: the kernel's or record_param_comms' "Collective name", then c10d/nccl
+// op names, then the kernel name. A send or recv also says which side this rank is.
+std::pair<std::optional<CommKind>, std::optional<P2pDirection>> kind_of(
+    const nlohmann::json& events, std::size_t index, const KernelLaunch& launch) {
   std::optional<CommKind> kind;
+  std::optional<P2pDirection> direction;
+  const auto named = [&](const std::string& text) {
+    kind = comm_kind_of_name(text);
+    if (kind == CommKind::kSendRecv) direction = p2p_direction(text);
+  };
+  if (const nlohmann::json* args = kineto_args(events[index]); args != nullptr) {
+    const std::string text = kineto_string(*args, "Collective name");
+    if (!text.empty()) named(text);
+  }
   for (auto it = launch.stack.rbegin(); it != launch.stack.rend() && !kind; ++it) {
     const nlohmann::json& op = events[*it];
     const std::string op_name = kineto_string(op, "name");
     if (op_name == "record_param_comms") {
       const nlohmann::json* args = kineto_args(op);
-      if (args != nullptr) kind = comm_kind_of_name(kineto_string(*args, "Collective name"));
+      if (args != nullptr) named(kineto_string(*args, "Collective name"));
     } else if (is_comm_op(op_name)) {
-      kind = comm_kind_of_name(op_name);
+      named(op_name);
     }
   }
-  if (!kind) kind = comm_kind_of_kernel(name);
-  if (!kind) {
-    r.reason =
-        "NCCL kernels whose collective is not named (generic kernel and no "
-        "record_param_comms or c10d op around its launch)";
-    r.detail = short_name;
-    return r;
-  }
-  const std::optional<OpKind> op_kind = modelled_kind(*kind);
-  if (!op_kind) {
-    r.reason = *kind == CommKind::kSendRecv
-                   ? std::string(
-                         "NCCL send/recv kernels: the profile records no peer rank to "
-                         "match sender and receiver")
-                   : fmt::format(
-                         "NCCL {} kernels: NCCL has no such collective (PyTorch runs "
-                         "send/recv), nor has the collectives library",
-                         to_string(*kind));
-    r.detail = short_name;
-    return r;
-  }
-  // Size: the kernel's own fields, then each comm op around the launch, innermost first.
-  std::optional<SizeSource> size = from_nelems(kineto_args(kernel), event_pointer(index) + "/args");
+  if (!kind) kind = comm_kind_of_kernel(kineto_string(events[index], "name"));
+  return {kind, direction};
+}
+
+// The size: the kernel's own fields, then each comm op around the launch, innermost first.
+template <class Pointer>
+std::optional<SizeSource> size_of(const nlohmann::json& events, std::size_t index,
+                                  const KernelLaunch& launch, const Pointer& event_pointer) {
+  std::optional<SizeSource> size =
+      from_nelems(kineto_args(events[index]), event_pointer(index) + "/args");
   for (auto it = launch.stack.rbegin(); it != launch.stack.rend() && !size; ++it) {
     if (!is_comm_op(kineto_string(events[*it], "name"))) continue;
     size = from_nelems(kineto_args(events[*it]), event_pointer(*it) + "/args");
@@ -172,6 +156,96 @@ CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index
     if (op_name != "record_param_comms" && !op_name.starts_with("nccl:")) continue;
     size = from_input_dims(kineto_args(events[*it]), event_pointer(*it));
   }
+  return size;
+}
+
+// The group's global ranks: the kernel's own args, then each comm op around the launch.
+std::vector<int> group_of(const nlohmann::json& events, std::size_t index,
+                          const KernelLaunch& launch, std::optional<std::int64_t> group) {
+  std::optional<std::vector<int>> ranks = process_group_ranks(kineto_args(events[index]), group);
+  for (auto it = launch.stack.rbegin(); it != launch.stack.rend() && !ranks; ++it) {
+    if (!is_comm_op(kineto_string(events[*it], "name"))) continue;
+    ranks = process_group_ranks(kineto_args(events[*it]), group);
+  }
+  return ranks.value_or(std::vector<int>());
+}
+
+// A send or recv: its peer as an offset in the group from this rank (traces/README.md `peer`).
+void make_p2p(CommOutcome& r, P2pDirection direction, const nlohmann::json& events,
+              std::size_t index, const KernelLaunch& launch, std::optional<int> own_rank) {
+  Op& op = *r.op;
+  op.kind = direction == P2pDirection::kSend ? OpKind::kSend : OpKind::kRecv;
+  std::optional<int> peer = p2p_peer_rank(kineto_args(events[index]), direction, r.ranks);
+  for (auto it = launch.stack.rbegin(); it != launch.stack.rend() && !peer; ++it) {
+    if (!is_comm_op(kineto_string(events[*it], "name"))) continue;
+    peer = p2p_peer_rank(kineto_args(events[*it]), direction, r.ranks);
+  }
+  const auto pos = [&](std::optional<int> rank) -> std::optional<int> {
+    const auto it = rank ? std::find(r.ranks.begin(), r.ranks.end(), *rank) : r.ranks.end();
+    if (it == r.ranks.end()) return std::nullopt;
+    return static_cast<int>(it - r.ranks.begin());
+  };
+  const std::optional<int> mine = pos(own_rank), theirs = pos(peer);
+  if (!mine || !theirs || *mine == *theirs) {
+    r.reason = !peer ? std::string(
+                           "NCCL send/recv kernels without a peer rank (no \"Dst Rank\"/\"Src "
+                           "Rank\" or \"Rank\" on the kernel or its record_param_comms: "
+                           "PyTorch < 2.4)")
+               : !own_rank ? std::string(
+                                 "NCCL send/recv kernels of a profile without "
+                                 "distributedInfo.rank (the sender's rank is unknown)")
+                           : std::string(
+                                 "NCCL send/recv kernels whose ranks are not in their process "
+                                 "group (\"Process Group Ranks\")");
+    r.op.reset();
+    return;
+  }
+  const int g = static_cast<int>(r.ranks.size());
+  op.tp_group = g;
+  op.peer = ((*theirs - *mine) % g + g) % g;
+}
+
+}  // namespace
+
+bool is_comm_kernel(std::string_view kernel_name) {
+  return kernel_name.starts_with("ncclDevKernel_") || kernel_name.starts_with("ncclKernel_");
+}
+
+CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index,
+                                 const KernelLaunch& launch, std::optional<std::int64_t> world_size,
+                                 const std::vector<std::size_t>* original,
+                                 std::optional<int> own_rank) {
+  const auto event_pointer = [original](std::size_t i) {
+    return fmt::format("/traceEvents/{}", original != nullptr ? (*original)[i] : i);
+  };
+  const std::string name = kineto_string(events[index], "name");
+  const std::string short_name = name.substr(0, name.find('('));
+  CommOutcome r;
+  r.pointer = event_pointer(index) + "/args";
+  const auto [kind, direction] = kind_of(events, index, launch);
+  if (!kind) {
+    r.reason =
+        "NCCL kernels whose collective is not named (generic kernel and no "
+        "record_param_comms or c10d op around its launch)";
+    r.detail = short_name;
+    return r;
+  }
+  std::optional<OpKind> op_kind = modelled_kind(*kind);
+  if (!op_kind && direction) op_kind = OpKind::kSend;  // which side: make_p2p below
+  if (!op_kind) {
+    r.reason = *kind == CommKind::kSendRecv
+                   ? std::string(
+                         "NCCL send/recv kernels not named send or recv (no "
+                         "record_param_comms \"Collective name\" or c10d::send/recv_ around "
+                         "the launch)")
+                   : fmt::format(
+                         "NCCL {} kernels: NCCL has no such collective (PyTorch runs "
+                         "send/recv), nor has the collectives library",
+                         to_string(*kind));
+    r.detail = short_name;
+    return r;
+  }
+  const std::optional<SizeSource> size = size_of(events, index, launch, event_pointer);
   if (!size) {
     r.reason =
         "NCCL kernels without a message size (no \"In msg nelems\" on the kernel or its "
@@ -213,6 +287,14 @@ CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index
   op.tp_group = static_cast<int>(*group);
   op.name = name;
   r.op = std::move(op);
+  r.ranks = group_of(events, index, launch, group);
+  if (r.ranks.empty() && world_size && *group == *world_size) {  // the default group: every rank
+    for (int k = 0; k < *group; ++k) r.ranks.push_back(k);
+  }
+  if (direction) {
+    make_p2p(r, *direction, events, index, launch, own_rank);
+    if (!r.op) r.detail = short_name;
+  }
   return r;
 }
 

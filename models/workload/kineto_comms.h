@@ -6,6 +6,9 @@
 // the group), else the "Input Dims" and "Input type" of the nccl:/record_param_comms op (older
 // PyTorch: the input tensor; an all-gather's input is one shard). Its group from "Group size",
 // else that ratio, else the trace's distributedInfo.world_size.
+// A send or recv (named so by its "Collective name" or c10d op) becomes a send/recv op whose peer
+// is the other side's position in the group relative to this rank (`own_rank`: the profile's
+// distributedInfo.rank), and each op keeps its group's global ranks (kineto_groups.h).
 // Exact when the fields are present; a kernel that lacks any of them is reported, not guessed.
 // Source: PyTorch ProcessGroupNCCL record_param_comms; HolisticTraceAnalysis tests/data traces.
 #pragma once
@@ -24,17 +27,20 @@
 namespace t3sim::workload {
 
 struct CommOutcome {
-  std::optional<Op> op;  // a collective op (kind, bytes, dtype, tp_group, name); else unmodelled
-  std::string reason;    // why not, the same text for every kernel of that reason
-  std::string detail;    // this kernel's particulars
-  std::string pointer;   // where the missing or unusable field is
+  std::optional<Op> op;    // a collective op (kind, bytes, dtype, tp_group, name); else unmodelled
+  std::string reason;      // why not, the same text for every kernel of that reason
+  std::string detail;      // this kernel's particulars
+  std::string pointer;     // where the missing or unusable field is
+  std::vector<int> ranks;  // the group's global ranks in group order (kineto_groups.h); empty:
+                           // the profile does not say
 };
 
 // `kernel` is events[index]; `events` the whole array, or the events kept from it (`original`:
 // each kept event's index in the file's traceEvents, for error pointers; nullptr: the same).
 CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index,
                                  const KernelLaunch& launch, std::optional<std::int64_t> world_size,
-                                 const std::vector<std::size_t>* original = nullptr);
+                                 const std::vector<std::size_t>* original = nullptr,
+                                 std::optional<int> own_rank = std::nullopt);
 
 bool is_comm_kernel(std::string_view kernel_name);
 

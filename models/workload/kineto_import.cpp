@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "models/workload/kineto_comms.h"
+#include "models/workload/kineto_groups.h"
 #include "models/workload/kineto_launch.h"
 #include "models/workload/kineto_names.h"
 #include "models/workload/kineto_schema.h"
@@ -34,6 +35,7 @@ struct Pending {
   std::int64_t cuda_stream = 0;
   double start_us = 0;
   double end_us = 0;
+  std::vector<int> ranks = {};  // communication: the group's global ranks (empty: not recorded)
 };
 
 std::string lower(std::string text) {
@@ -70,11 +72,12 @@ class Importer {
  public:
   Importer(const nlohmann::json& events, const std::string& file,
            const KinetoImportOptions& options, std::optional<std::int64_t> world_size,
-           const std::vector<std::size_t>* original)
+           std::optional<int> rank, const std::vector<std::size_t>* original)
       : events_(events),
         file_(file),
         options_(options),
         world_size_(world_size),
+        rank_(rank),
         original_(original),
         launches_(events) {}
 
@@ -93,7 +96,11 @@ class Importer {
         "imported from the Kineto trace {} ({} GPU events; {:.1f} % of GPU time "
         "simulated)",
         file_, gpu.size(), summary_.simulated_share());
-    for (Pending& p : pending_) out.trace.ops.push_back(std::move(p.op));
+    out.rank = rank_;
+    for (Pending& p : pending_) {
+      out.trace.ops.push_back(std::move(p.op));
+      out.groups.push_back(std::move(p.ranks));
+    }
     check_trace(out.trace, file_);
     summary_.gpu_events = static_cast<std::int64_t>(gpu.size());
     summary_.idle_kept = options_.keep_idle;
@@ -223,7 +230,7 @@ class Importer {
   }
 
   void add_collective(const GpuEvent& e, const KernelLaunch& launch) {
-    CommOutcome c = collective_of_kernel(events_, e.index, launch, world_size_, original_);
+    CommOutcome c = collective_of_kernel(events_, e.index, launch, world_size_, original_, rank_);
     if (!c.op) {
       unmodelled(e, launch.graph ? KernelCategory::kGraph : KernelCategory::kCollectiveUnmodelled,
                  c.reason, c.detail, c.pointer);
@@ -231,6 +238,7 @@ class Importer {
     }
     c.op->measured_us = e.dur_us;
     push(e, std::move(*c.op), KernelCategory::kCollective);
+    pending_.back().ranks = std::move(c.ranks);
   }
 
   // A GPU event with no "ph" (not a complete event, so not read): counted, or strict's error.
@@ -287,6 +295,7 @@ class Importer {
   const std::string& file_;
   const KinetoImportOptions& options_;
   std::optional<std::int64_t> world_size_;
+  std::optional<int> rank_;
   const std::vector<std::size_t>* original_;
   LaunchIndex launches_;
   ImportSummary summary_;
@@ -372,17 +381,22 @@ std::optional<std::int64_t> kineto_world_size(const nlohmann::json& top) {
 
 KinetoImport import_kineto_profile(const nlohmann::json& chrome_trace, const std::string& file,
                                    const KinetoImportOptions& options) {
+  if (chrome_trace.is_array()) {  // the Trace Event Format's array form (PyTorch 1.8's profiler)
+    return Importer(chrome_trace, file, options, std::nullopt, std::nullopt, nullptr).run();
+  }
   const ObjectReader top(chrome_trace, file, "", "Kineto Chrome trace");
   const nlohmann::json& events = top.get("traceEvents");
   if (!events.is_array()) top.fail("traceEvents", "\"traceEvents\" must be an array of events");
-  return Importer(events, file, options, kineto_world_size(chrome_trace), nullptr).run();
+  return Importer(events, file, options, kineto_world_size(chrome_trace), kineto_rank(chrome_trace),
+                  nullptr)
+      .run();
 }
 
 KinetoImport import_kineto_events(const nlohmann::json& events,
                                   const std::vector<std::size_t>& original,
                                   std::optional<std::int64_t> world_size, const std::string& file,
-                                  const KinetoImportOptions& options) {
-  return Importer(events, file, options, world_size, &original).run();
+                                  const KinetoImportOptions& options, std::optional<int> rank) {
+  return Importer(events, file, options, world_size, rank, &original).run();
 }
 
 Trace import_kineto(const nlohmann::json& chrome_trace, const std::string& file,

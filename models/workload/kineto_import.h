@@ -38,6 +38,12 @@ struct KinetoImportOptions {
 struct KinetoImport {
   Trace trace;
   ImportSummary summary;
+  std::optional<int> rank;  // the profile's global rank (distributedInfo.rank), when recorded
+  // Per op of `trace`: the global ranks of its process group in group order (kineto_groups.h);
+  // empty for ops that are not communication or whose profile records no group. The trace
+  // format keeps only the group's size, so a multi-rank replay of several profiles takes these
+  // (models/system/replay_ranks.h) to put each group on its GPUs.
+  std::vector<std::vector<int>> groups;
 };
 
 // Streams are renumbered: the lowest CUDA stream without collectives becomes 0, the lowest with
@@ -63,7 +69,8 @@ KinetoImport import_kineto_file(const std::filesystem::path& path,
 KinetoImport import_kineto_events(const nlohmann::json& events,
                                   const std::vector<std::size_t>& original,
                                   std::optional<std::int64_t> world_size, const std::string& file,
-                                  const KinetoImportOptions& options);
+                                  const KinetoImportOptions& options,
+                                  std::optional<int> rank = std::nullopt);
 // distributedInfo.world_size of a profile's top level, when it is a usable group size.
 std::optional<std::int64_t> kineto_world_size(const nlohmann::json& top);
 

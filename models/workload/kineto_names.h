@@ -30,7 +30,8 @@ enum class CommKind {
 
 std::string_view to_string(CommKind kind);  // "all-reduce", "all-to-all", ...
 // The trace op kind t3sim models for a communication kind (a barrier: an all-reduce of one
-// element); nullopt for send/recv (Kineto records no peer rank to match) and gather/scatter.
+// element); nullopt for send/recv (a send or recv op needs its direction and peer rank:
+// kineto_comms.h) and gather/scatter.
 std::optional<OpKind> modelled_kind(CommKind kind);
 
 // From a kernel name; nullopt for non-NCCL kernels and for generic kernels that name no kind.

@@ -163,7 +163,7 @@ std::optional<KinetoGemm> gemm_from_input_dims(std::string_view op_name,
 }
 
 std::optional<Dtype> dtype_from_torch_name(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, Dtype>, 16> kNames = {{
+  static constexpr std::array<std::pair<std::string_view, Dtype>, 18> kNames = {{
       {"Half", Dtype::kFp16},
       {"BFloat16", Dtype::kBf16},
       {"float", Dtype::kFp32},
@@ -171,6 +171,8 @@ std::optional<Dtype> dtype_from_torch_name(std::string_view name) {
       {"double", Dtype::kFp64},
       {"Double", Dtype::kFp64},
       {"long int", Dtype::kInt64},
+      {"long", Dtype::kInt64},  // older PyTorch (the C++ type name, as in nccl:all_to_all)
+      {"long long", Dtype::kInt64},
       {"Long", Dtype::kInt64},
       {"int", Dtype::kInt32},
       {"Int", Dtype::kInt32},

@@ -1,12 +1,19 @@
 // import_kineto_file (kineto_import.h): the profile streamed, keeping what the import reads.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
+#include <fstream>
+#include <iterator>
 #include <string_view>
 
+#include <unistd.h>
+
 #include "models/workload/json_stream.h"
+#include "models/workload/kineto_groups.h"
 #include "models/workload/kineto_import.h"
 #include "sim/errors.h"
+#include "sim/gzip_file.h"
 #include "sim/json_file.h"
 #include "sim/strict_json.h"
 
@@ -20,9 +27,24 @@ constexpr std::array<std::string_view, 12> kKeptCats = {
 // Members of those events, and keys of their args, that the import reads.
 constexpr std::array<std::string_view, 8> kKeptMembers = {"ph",  "cat", "name", "ts",
                                                           "dur", "pid", "tid",  "args"};
-constexpr std::array<std::string_view, 11> kKeptArgs = {
-    "External id",     "external id",   "correlation",    "stream", "Input Dims", "Input type",
-    "Collective name", "In msg nelems", "Out msg nelems", "dtype",  "Group size"};
+constexpr std::array<std::string_view, 18> kKeptArgs = {"External id",
+                                                        "external id",
+                                                        "correlation",
+                                                        "stream",
+                                                        "Input Dims",
+                                                        "Input type",
+                                                        "Collective name",
+                                                        "In msg nelems",
+                                                        "Out msg nelems",
+                                                        "dtype",
+                                                        "Group size",
+                                                        "Process Group Ranks",
+                                                        "Global rank start",
+                                                        "Global rank stride",
+                                                        "Rank",
+                                                        "Src Rank",
+                                                        "Dst Rank",
+                                                        "Process Group Name"};
 // Events kept: about 1 KB each in memory, so 2^24 is ~16 GB; a profile of more is refused.
 constexpr std::size_t kMaxKeptEvents = std::size_t{1} << 24;
 
@@ -59,12 +81,44 @@ nlohmann::json trimmed(nlohmann::json& e) {
   return out;
 }
 
-}  // namespace
+// A compressed profile's text, decompressed into a temporary file that is streamed like a plain
+// one (and removed when done), so a .json.gz is not bound by the whole-document limit either.
+class Decompressed {
+ public:
+  Decompressed(const std::filesystem::path& path, const std::string& file) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::string text = gunzip(bytes, file, kMaxDecompressedBytes);
+    static std::atomic<int> serial{0};
+    path_ = std::filesystem::temp_directory_path() / ("t3sim-kineto-" + std::to_string(::getpid()) +
+                                                      "-" + std::to_string(serial++) + ".json");
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out)
+      throw ConfigError(file, "", "cannot write the decompressed profile to " + path_.string());
+  }
+  ~Decompressed() {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  Decompressed(const Decompressed&) = delete;
+  Decompressed& operator=(const Decompressed&) = delete;
+  const std::filesystem::path& path() const { return path_; }
 
-KinetoImport import_kineto_file(const std::filesystem::path& path,
-                                const KinetoImportOptions& options) {
-  const std::string file = path.string();
-  if (!is_streamable_json(path)) return import_kineto_profile(read_json_file(path), file, options);
+ private:
+  static constexpr std::uint64_t kMaxDecompressedBytes = std::uint64_t{4} << 30;
+  std::filesystem::path path_;
+};
+
+bool gzip_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[2] = {0, 0};
+  in.read(magic, 2);
+  return in.gcount() == 2 && is_gzip(std::string_view(magic, 2));
+}
+
+KinetoImport import_kineto_stream(const std::filesystem::path& path, const std::string& file,
+                                  const KinetoImportOptions& options) {
   nlohmann::json kept = nlohmann::json::array();
   std::vector<std::size_t> original;
   const auto keep = [&](nlohmann::json& e, std::size_t index, const nlohmann::json&) {
@@ -77,12 +131,33 @@ KinetoImport import_kineto_file(const std::filesystem::path& path,
     kept.push_back(trimmed(e));
     original.push_back(index);
   };
-  const nlohmann::json top = stream_json_object(path, "traceEvents", keep);
+  nlohmann::json top;
+  try {
+    top = stream_json_object(path, "traceEvents", keep);
+  } catch (const ConfigError& e) {  // a decompressed copy: name the file given
+    if (e.file() == file) throw;
+    throw ConfigError(file, e.pointer(), e.message());
+  }
   const ObjectReader r(top, file, "", "Kineto Chrome trace");
   if (!r.get("traceEvents").is_array()) {
     r.fail("traceEvents", "\"traceEvents\" must be an array of events");
   }
-  return import_kineto_events(kept, original, kineto_world_size(top), file, options);
+  return import_kineto_events(kept, original, kineto_world_size(top), file, options,
+                              kineto_rank(top));
+}
+
+}  // namespace
+
+KinetoImport import_kineto_file(const std::filesystem::path& path,
+                                const KinetoImportOptions& options) {
+  const std::string file = path.string();
+  if (gzip_file(path)) {
+    const Decompressed text(path, file);
+    if (is_streamable_json(text.path())) return import_kineto_stream(text.path(), file, options);
+    return import_kineto_profile(read_json_file(text.path()), file, options);
+  }
+  if (!is_streamable_json(path)) return import_kineto_profile(read_json_file(path), file, options);
+  return import_kineto_stream(path, file, options);
 }
 
 }  // namespace t3sim::workload

@@ -126,9 +126,10 @@ void sharing(SetRun& e, const ConfigDoc& doc, const std::vector<SharingPoint>& p
   }
   e.notes.push_back("errors are points of slowdown (simulated - measured), not relative %");
   e.notes.push_back(
-      "the other kernel holds its SMs (busy, for the power model) and streams its memory traffic "
-      "(copy, read, reduction) through GPU 0's memory system and its L2, where it takes capacity "
-      "from the GEMM's data (evict-first variants hold about one granule)");
+      "the other kernel holds its SMs (busy for the power model, except hold_bench's single "
+      "spinning thread) and streams its memory traffic (copy, read, reduction; none for spin and "
+      "hold) through GPU 0's memory system and its L2, where it takes capacity from the GEMM's "
+      "data (evict-first variants hold about one granule)");
 }
 
 // The SM clock of sustained runs against NVML's reading (the power model).
@@ -187,13 +188,22 @@ class Plan {
 };
 
 void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
+  // validation/data/<machine>/*.csv and, for re-runs on the same machine, one level of dated
+  // subfolders (validation/data/<machine>/<date>/*.csv): their folder is "<machine>/<date>", which
+  // is in the calibration set only where validation/tolerances.json lists it.
   const fs::path root = env.source_dir / "validation" / "data";
   std::vector<fs::path> csvs;
+  const auto add_csvs = [&csvs](const fs::path& dir) {
+    for (const auto& f : fs::directory_iterator(dir)) {
+      if (f.path().extension() == ".csv") csvs.push_back(f.path());
+    }
+  };
   if (fs::is_directory(root)) {
     for (const auto& d : fs::directory_iterator(root)) {
       if (!d.is_directory()) continue;
-      for (const auto& f : fs::directory_iterator(d.path())) {
-        if (f.path().extension() == ".csv") csvs.push_back(f.path());
+      add_csvs(d.path());
+      for (const auto& sub : fs::directory_iterator(d.path())) {
+        if (sub.is_directory()) add_csvs(sub.path());
       }
     }
   }
@@ -206,7 +216,13 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
     });
   }
   for (const fs::path& csv : csvs) {
-    const std::string machine = csv.parent_path().filename().string();
+    const fs::path dir = csv.parent_path();
+    const bool rerun = dir.parent_path().filename() != "data";
+    // The machine (its system) and the folder (its calibration status).
+    const std::string machine =
+        rerun ? dir.parent_path().filename().string() : dir.filename().string();
+    const std::string folder =
+        rerun ? machine + "/" + dir.filename().string() : dir.filename().string();
     const std::string stem = csv.stem().string();
     // Sets by file name: gemm, hbm, the GEMM-with-SMs-held sets (contention_bench files and the
     // concurrency probe) and the Nsight DRAM-bytes rows.
@@ -214,13 +230,15 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
                              : stem.rfind("gemm-under-concurrent", 0) == 0 ? "concurrency"
                              : stem.rfind("gemm-memory", 0) == 0           ? "gemm-memory"
                              : stem.rfind("sustained-clock", 0) == 0       ? "sustained-clock"
+                             : stem.rfind("hold", 0) == 0                  ? "hold"
                                                                            : stem;
     const bool known = kind == "gemm" || kind == "hbm" || kind == "contention" ||
-                       kind == "concurrency" || kind == "gemm-memory" || kind == "sustained-clock";
+                       kind == "concurrency" || kind == "gemm-memory" ||
+                       kind == "sustained-clock" || kind == "hold";
     const bool one_of_kind = kind == stem;
     const std::string name = (known ? "measured-" + kind : std::string("measured-other")) + ":" +
-                             machine + (known && one_of_kind ? "" : "/" + csv.filename().string());
-    plan.add(name, "measured-" + kind, [&, kind, machine, csv](SetRun& e, Systems& s) {
+                             folder + (known && one_of_kind ? "" : "/" + csv.filename().string());
+    plan.add(name, "measured-" + kind, [&, kind, machine, folder, csv](SetRun& e, Systems& s) {
       const auto it = tol.machine_systems.find(machine);
       e.system = it == tol.machine_systems.end() ? "-" : it->second;
       if (!known || it == tol.machine_systems.end()) {
@@ -241,17 +259,18 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
         clocks(e, s.get(e.system), load_clock_csv(csv));
       } else {
         std::vector<std::string> left_out;
-        sharing(
-            e, s.get(e.system),
-            kind == "contention" ? load_contention_csv(csv) : load_concurrency_csv(csv, &left_out));
+        sharing(e, s.get(e.system),
+                kind == "contention" ? load_contention_csv(csv)
+                : kind == "hold"     ? load_hold_csv(csv)
+                                     : load_concurrency_csv(csv, &left_out));
         for (const std::string& row : left_out) {
           e.notes.push_back("left out: " + row + ", a background that holds no counted SMs");
         }
       }
       e.notes.push_back(
           display_path(env, csv) +
-          (tol.calibration_machines.contains(machine)
-               ? " (measured; calibration set: " + tol.calibration_machines.at(machine) + ")"
+          (tol.calibration_machines.contains(folder)
+               ? " (measured; calibration set: " + tol.calibration_machines.at(folder) + ")"
                : " (measured, not in the calibration set)"));
     });
   }

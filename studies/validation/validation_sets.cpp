@@ -218,6 +218,9 @@ constexpr const char* kContentionHeader =
 std::vector<SharingPoint> load_contention_csv(const std::filesystem::path& file) {
   const std::string clocks = ",gemm_alone_sm_mhz,red_alone_sm_mhz,together_sm_mhz";
   const Csv csv = read_csv(file, {kContentionHeader, std::string(kContentionHeader) + clocks});
+  // With the clock columns the program interleaved alone and together runs (one clock state), so
+  // each row's own gemm_slowdown holds; before, alone was timed first on a cool GPU.
+  const bool interleaved = csv.header.find(clocks) != std::string::npos;
   std::vector<SharingPoint> out;
   double base_us = 0;  // the row without a reduction kernel: its together time
   for (const auto& r : csv.rows) {
@@ -238,8 +241,12 @@ std::vector<SharingPoint> load_contention_csv(const std::filesystem::path& file)
       base_us = together;
       continue;
     }
-    if (base_us <= 0) csv.fail(r.line, "a row with red_sms > 0 before the row with red_sms 0");
-    p.slowdown_pct = 100.0 * (together / base_us - 1.0);
+    if (interleaved) {
+      p.slowdown_pct = 100.0 * (to_real(csv, r, 12, "gemm_slowdown") - 1.0);
+    } else {
+      if (base_us <= 0) csv.fail(r.line, "a row with red_sms > 0 before the row with red_sms 0");
+      p.slowdown_pct = 100.0 * (together / base_us - 1.0);
+    }
     p.kind = "reduction";
     p.red_bytes = to_u64(csv, r, 6, "red_bytes");
     p.label = p.dtype + " " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
@@ -283,8 +290,56 @@ std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file
   return out;
 }
 
+std::vector<SharingPoint> load_hold_csv(const std::filesystem::path& file) {
+  const std::string head =
+      "hold_blocks,hold_sms,hold,m,n,k,dtype,gemm_alone_us,gemm_held_us,gemm_slowdown,"
+      "held_during_gemm_us,";
+  const std::string tail = "gemm_alone_sm_mhz,gemm_held_sm_mhz,held_smids";
+  const Csv csv = read_csv(file, {head + tail, head + "hold_timeouts," + tail});
+  const bool has_timeouts = csv.header.find("hold_timeouts") != std::string::npos;
+  std::vector<SharingPoint> out;
+  for (const auto& r : csv.rows) {
+    SharingPoint p;
+    p.line = r.line;
+    p.kind = "hold";
+    p.sms = static_cast<uint32_t>(to_u64(csv, r, 1, "hold_sms"));
+    p.m = to_u64(csv, r, 3, "m");
+    p.n = to_u64(csv, r, 4, "n");
+    p.k = to_u64(csv, r, 5, "k");
+    p.dtype = r.fields[6];
+    const double slowdown = to_real(csv, r, 9, "gemm_slowdown");
+    const bool whole_run = r.fields[2] == "end";
+    p.hold_us = whole_run ? 0.0 : to_real(csv, r, 10, "held_during_gemm_us");
+    if (p.dtype != "fp16" && p.dtype != "bf16") csv.fail(r.line, "dtype must be fp16 or bf16");
+    if (p.m == 0 || p.n == 0 || p.k == 0 || p.sms == 0 || slowdown <= 0) {
+      csv.fail(r.line, "m, n, k, hold_sms and gemm_slowdown must be positive");
+    }
+    if (!whole_run && p.hold_us <= 0) {
+      csv.fail(r.line, "held_during_gemm_us must be positive (the hold ended before the GEMM)");
+    }
+    if (has_timeouts && to_u64(csv, r, 11, "hold_timeouts") > 0) {
+      csv.fail(r.line,
+               "hold_timeouts > 0: the watchdog ended the hold, so the row timed the "
+               "watchdog; re-run the point or drop the row");
+    }
+    p.slowdown_pct = 100.0 * (slowdown - 1.0);
+    p.label = p.dtype + " " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+              std::to_string(p.k) + ", " + std::to_string(p.sms) + " SMs held " +
+              (whole_run ? std::string("throughout")
+                         : "for " + std::to_string(static_cast<int>(p.hold_us)) + " us");
+    out.push_back(p);
+  }
+  return out;
+}
+
 studies::HeldCus corunner_for(const gpu::GpuSpec& spec, const SharingPoint& p) {
   if (p.kind == "reduction") return studies::contention_reduction(p.sms, p.red_bytes);
+  if (p.kind == "hold") {
+    studies::HeldCus held;
+    held.cus = p.sms;
+    held.for_time = Duration::ps(static_cast<uint64_t>(p.hold_us * 1e6));
+    return held;
+  }
   studies::HeldCus held = studies::background_kernel(spec, p.kind, p.sms, p.sleep_ns);
   if (p.hold_us > 0) held.for_time = Duration::ps(static_cast<uint64_t>(p.hold_us * 1e6));
   return held;

@@ -80,7 +80,8 @@ struct SharingPoint {
   // The other kernel: "reduction" (contention_bench: c = a + b over red_bytes arrays on `sms`
   // CTAs, holding its SMs until it ends), "spin", "copy", "copy-paced", "copy-evict-first",
   // "copy-evict-first-paced" or "read" (the concurrency probe, for the whole run), "ce" (a copy
-  // engine's D2D copy, no SMs); sleep_ns: a paced kernel's pause per chunk.
+  // engine's D2D copy, no SMs), "hold" (hold_bench: one spinning thread per SM, no memory traffic,
+  // too little activity to count for power); sleep_ns: a paced kernel's pause per chunk.
   std::string kind;
   uint64_t red_bytes = 0;
   uint64_t sleep_ns = 0;
@@ -89,8 +90,9 @@ struct SharingPoint {
 // SMs (held busy), and its memory stream (copy_kernel.h) as the program's kernel issues it.
 studies::HeldCus corunner_for(const gpu::GpuSpec& spec, const SharingPoint& p);
 // contention_bench's CSV (its 16 columns, optionally the three clock columns): the rows with a
-// reduction kernel, each against the together time of the file's row without one (the programs
-// timed alone and together in different power states before they interleaved them).
+// reduction kernel. With the clock columns (the program interleaves alone and together runs) each
+// row's gemm_slowdown; without them, each row against the together time of the file's row without
+// a reduction (the program timed alone and together in different power states then).
 std::vector<SharingPoint> load_contention_csv(const std::filesystem::path& file);
 // The PyTorch concurrency probe's CSV (`m,n,k,variant,background_kind,...,slowdown_pct,...`):
 // every row with a background kernel on a counted number of SMs, held for the whole run. Rows
@@ -98,6 +100,11 @@ std::vector<SharingPoint> load_contention_csv(const std::filesystem::path& file)
 // appended to `left_out` when given.
 std::vector<SharingPoint> load_concurrency_csv(const std::filesystem::path& file,
                                                std::vector<std::string>* left_out = nullptr);
+// hold_bench's CSV (validation/cuda/hold_bench.cu; the hold_timeouts column optional): every row,
+// a kernel with no memory traffic holding `hold_sms` SMs for held_during_gemm_us of the GEMM
+// (hold "end": the whole run). A row whose watchdog ended the hold is an error: it measured the
+// watchdog, not SM sharing.
+std::vector<SharingPoint> load_hold_csv(const std::filesystem::path& file);
 // The same on GPU 0 of `system`: `t3sim gemm --held-cus sms --held-for hold` against alone.
 double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p);
 

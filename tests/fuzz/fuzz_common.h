@@ -59,5 +59,8 @@ inline std::optional<nlohmann::json> parse_json(std::string_view text) {
 }
 
 inline std::string source_dir() { return T3SIM_SOURCE_DIR; }
+// The frozen systems and presets of the unit tests (tests/fixtures/README.md), laid out as
+// configs/.
+inline std::string fixtures_dir() { return source_dir() + "/tests/fixtures"; }
 
 }  // namespace t3sim::fuzz

@@ -1,12 +1,13 @@
 // Fuzz target: whole simulations. Input: a trace document (traces/README.md), optionally followed
 // by lines "--mode NAME" (an execution mode, default sequential) and "--set PATH=VALUE" (overrides
-// of a small machine: configs/systems/t3-ring-8.json at 2 GPUs unless "--set gpus=N" says
-// otherwise, N <= 8). The trace is replayed on that machine (models/system/replay.h): every GEMM,
-// collective and memory op is simulated. Work is kept tiny so each input runs in well under a
-// second: traces over kMaxOps ops, GEMMs over kMaxFlops, transfers over kMaxBytes, and overrides
-// outside kSettable are skipped (not findings). Properties: only ConfigError/UsageError/UnitError
-// escape (a ModelError, i.e. a broken invariant, is a finding); an accepted replay reports finite,
-// non-negative times below a year (no never-finished sentinel) that respect each op's deps.
+// of a small machine: the frozen tests/fixtures/systems/t3-ring-8.json at 2 GPUs unless "--set
+// gpus=N" says otherwise, N <= 8). The trace is replayed on that machine (models/system/replay.h):
+// every GEMM, collective and memory op is simulated. Work is kept tiny so each input runs in well
+// under a second: traces over kMaxOps ops, GEMMs over kMaxFlops, transfers over kMaxBytes, and
+// overrides outside kSettable are skipped (not findings). Properties: only
+// ConfigError/UsageError/UnitError escape (a ModelError, i.e. a broken invariant, is a finding); an
+// accepted replay reports finite, non-negative times below a year (no never-finished sentinel) that
+// respect each op's deps.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -126,7 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   expect_input_errors_only("replay", [&] {
     std::vector<std::string> sets{"gpus=2"};
     sets.insert(sets.end(), in.sets.begin(), in.sets.end());
-    const ConfigDoc doc = system::load_system_config("t3-ring-8", source_dir() + "/configs", sets);
+    const ConfigDoc doc = system::load_system_config("t3-ring-8", fixtures_dir(), sets);
     if (system::system_gpus(doc) > 8) return;
     system::ReplayOptions opts;
     opts.mode = *mode;

@@ -29,7 +29,8 @@ build=${BUILD_DIR:-$repo/build-fuzz}
 parallel=${PARALLEL:-2}
 jobs=${JOBS:-2}
 timeout_s=${TIMEOUT_S:-10}
-all_targets=(fuzz_units fuzz_config fuzz_trace fuzz_kineto fuzz_sweep fuzz_simulate fuzz_chakra)
+all_targets=(fuzz_units fuzz_config fuzz_trace fuzz_kineto fuzz_sweep fuzz_simulate fuzz_chakra
+  fuzz_roundtrip)
 targets=("$@")
 ((${#targets[@]} > 0)) || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do

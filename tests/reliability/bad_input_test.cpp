@@ -41,7 +41,7 @@ TEST(SystemInputs, GpusMissingOrAStringIsAConfigError) {
   EXPECT_EQ(pointer_of([] { system::system_gpus(ring8({"gpus=eight"})); }), "/gpus");
   EXPECT_EQ(pointer_of([] { system::system_gpus(ring8({"gpus="})); }), "/gpus");
   EXPECT_EQ(system::system_gpus(ring8()), 8);
-  const cli::Env env = source_env();
+  const cli::Env env = fixtures_env();
   for (const char* cmd : {"sublayer", "replay"}) {
     const cli::Args args =
         std::string(cmd) == "sublayer"
@@ -87,7 +87,7 @@ TEST(OutputFolders, AFileWhereAFolderIsNeededIsAConfigError) {
   EXPECT_NO_THROW(cli::check_output_dir("--out", d / "new"));
   EXPECT_TRUE(rejects<ConfigError>(
       [&] {
-        cli::cmd_reproduce({"--out", (d / "file").string()}, source_env());
+        cli::cmd_reproduce({"--out", (d / "file").string()}, fixtures_env());
       },
       "is not a folder"));
   EXPECT_EQ(fs::file_size(d / "file"), 4u);  // untouched

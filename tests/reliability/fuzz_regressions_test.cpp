@@ -58,11 +58,11 @@ TEST(FuzzRegressions, ExtendsOrSystemNameTooLongForTheOs) {
   const std::string name = "presets" + std::string(300, 'B') + ".json";
   EXPECT_TRUE(rejects<ConfigError>(
       [&] {
-        config_from_json({{"hbm", {{"extends", name}}}}, "long.json", {source_env().configs_dir});
+        config_from_json({{"hbm", {{"extends", name}}}}, "long.json", {fixtures_env().configs_dir});
       },
       "cannot find"));
   EXPECT_TRUE(rejects<ConfigError>(
-      [&] { system::load_system_config(std::string(300, 's'), source_env().configs_dir, {}); },
+      [&] { system::load_system_config(std::string(300, 's'), fixtures_env().configs_dir, {}); },
       "unknown system"));
 }
 
@@ -77,7 +77,7 @@ TEST(FuzzRegressions, SweepAxisPathWithEqualsOrBadPointer) {
                        {"name", "fz"},
                        {"base", {{"system", system}, {"model", "t-nlg"}}},
                        {"axes", {{{"path", path}, {"values", {"1 TB/s", "2 TB/s"}}}}}};
-    return studies::read_sweep(source_env(), config_from_json(spec, "fz.json"));
+    return studies::read_sweep(fixtures_env(), config_from_json(spec, "fz.json"));
   };
   EXPECT_TRUE(rejects<ConfigError>([&] { sweep("hbm=.bandwidth"); }, "/axes/0/path"));
   EXPECT_TRUE(rejects<ConfigError>([&] { sweep("/hbm/band~2width"); }, "unknown path"));

@@ -31,7 +31,7 @@ namespace {
 using nlohmann::json;
 
 ConfigDoc doc_of(const json& j) {
-  return config_from_json(j, "limits.json", {source_env().configs_dir});
+  return config_from_json(j, "limits.json", {fixtures_env().configs_dir});
 }
 
 ConfigDoc sweep_with_axis(const std::string& path, const json& values) {
@@ -42,7 +42,7 @@ ConfigDoc sweep_with_axis(const std::string& path, const json& values) {
 }
 
 TEST(InputLimits, TpZeroAndOneBillion) {
-  const cli::Env env = source_env();
+  const cli::Env env = fixtures_env();
   EXPECT_TRUE(rejects<ConfigError>([&] { cli::choose_sublayer(env, "t-nlg", 0, "fc2", 0); },
                                    "tp 0 is outside"));
   EXPECT_TRUE(rejects<ConfigError>(
@@ -58,7 +58,7 @@ TEST(InputLimits, TpZeroAndOneBillion) {
 }
 
 TEST(InputLimits, TokensTenToTheFifteenth) {
-  const cli::Env env = source_env();
+  const cli::Env env = fixtures_env();
   const int64_t tokens = 1'000'000'000'000'000;
   EXPECT_TRUE(rejects<ConfigError>([&] { cli::choose_sublayer(env, "t-nlg", 8, "fc2", tokens); },
                                    "is outside"));
@@ -85,7 +85,7 @@ TEST(InputLimits, ZeroBandwidthLinkAndHbm) {
                                    "rounds to 0 B/s per channel"));
   EXPECT_TRUE(rejects<ConfigError>(
       [&] {
-        studies::read_sweep(source_env(), sweep_with_axis("fabric.link.bandwidth", {"0 B/s"}));
+        studies::read_sweep(fixtures_env(), sweep_with_axis("fabric.link.bandwidth", {"0 B/s"}));
       },
       "value rejected"));
 }
@@ -95,13 +95,13 @@ TEST(InputLimits, TrackerCapacityZero) {
   EXPECT_TRUE(rejects<ConfigError>([&] { bind(tracker::tracker_params(), ConfigNode::root(t3)); },
                                    "out of range"));
   // A run of the fused mode binds the tracker before any simulated time passes.
-  const ConfigDoc sys = cli::load_system(source_env(), "t3-ring-8", {"t3.tracker_entries=0"});
+  const ConfigDoc sys = cli::load_system(fixtures_env(), "t3-ring-8", {"t3.tracker_entries=0"});
   const system::SublayerSpec spec{{1024, 1024, 1024}, 2, 16, 4, 1};
   EXPECT_TRUE(rejects<ConfigError>([&] { system::run_sublayer(sys, spec, system::Mode::kT3); },
                                    "tracker_entries"));
   // "Every path and value is checked before anything runs" (sweep_spec.h).
   EXPECT_TRUE(rejects<ConfigError>(
-      [&] { studies::read_sweep(source_env(), sweep_with_axis("t3.tracker_entries", {0})); },
+      [&] { studies::read_sweep(fixtures_env(), sweep_with_axis("t3.tracker_entries", {0})); },
       "tracker_entries"));
 }
 

@@ -76,7 +76,7 @@ TEST_F(JsonLimits, ReaderRefusesDeepNestingAndHugeFiles) {
                                    "at most 256 MiB"));
   const fs::path ok = write("ok.json", "{\"a\": " + nested_arrays(kMaxJsonDepth - 1) + "}");
   EXPECT_EQ(read_json_file(ok), nlohmann::json::parse(std::ifstream(ok)));
-  for (const auto& e : fs::recursive_directory_iterator(source_env().configs_dir)) {
+  for (const auto& e : fs::recursive_directory_iterator(fixtures_env().configs_dir)) {
     if (e.path().extension() != ".json") continue;
     EXPECT_EQ(read_json_file(e.path()), nlohmann::json::parse(std::ifstream(e.path()))) << e.path();
   }
@@ -102,7 +102,7 @@ TEST_F(JsonLimits, DepthErrorNamesFileAndPointer) {
 TEST_F(JsonLimits, DeepConfigFile) {
   const fs::path p =
       write("deep.json", "{\"kind\": \"system\", \"a\": " + nested_arrays(kDeep) + "}");
-  EXPECT_CONFIG_ERROR_IN_CHILD(load_config(p, {source_env().configs_dir}));
+  EXPECT_CONFIG_ERROR_IN_CHILD(load_config(p, {fixtures_env().configs_dir}));
 }
 
 TEST_F(JsonLimits, DeepTraceFile) {

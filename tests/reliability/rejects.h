@@ -1,7 +1,8 @@
 // Test helpers of the reliability suite: the input-error assertions (the right exception type and a
-// message that names the problem; the pointer of a ConfigError), the Env of the source tree's
-// configs/ and its T3 machine. A hang is caught by ctest's timeout, not by timing the call here (no
-// timing assertions in tests).
+// message that names the problem; the pointer of a ConfigError), the Env of the frozen test inputs
+// (tests/fixtures: systems, presets, models, the paper's experiment, laid out as configs/, so the
+// suite runs in a tree without configs/) and its T3 machine. A hang is caught by ctest's timeout,
+// not by timing the call here (no timing assertions in tests).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -17,11 +18,12 @@
 #include "cli/common.h"
 #include "sim/config.h"
 #include "sim/errors.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::reliability {
 
-inline cli::Env source_env() {
-  return cli::Env{std::filesystem::path(T3SIM_SOURCE_DIR) / "configs", T3SIM_SOURCE_DIR, false};
+inline cli::Env fixtures_env() {
+  return cli::Env{testing::fixtures_dir(), T3SIM_SOURCE_DIR, false};
 }
 
 // Success when `body` throws `Error` (or a subclass) whose message contains `needle`; any other
@@ -56,9 +58,9 @@ std::string pointer_of(F&& body) {
   return "<none>";
 }
 
-// The shipped T3 machine (configs/systems/t3-ring-8.json) with `--set` overrides.
+// The frozen T3 machine (tests/fixtures/systems/t3-ring-8.json) with `--set` overrides.
 inline ConfigDoc ring8(const std::vector<std::string>& sets = {}) {
-  return cli::load_system(source_env(), "t3-ring-8", sets);
+  return cli::load_system(fixtures_env(), "t3-ring-8", sets);
 }
 
 }  // namespace t3sim::reliability

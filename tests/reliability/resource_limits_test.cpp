@@ -135,7 +135,7 @@ TEST(ResourceLimits, KernelThatNeverFinishesIsAModelError) {
 
 TEST(ResourceLimits, CommandLineValuesAreNamedByTheirFlag) {
   try {
-    cli::choose_sublayer(source_env(), "t-nlg", 3, "fc2", 0);
+    cli::choose_sublayer(fixtures_env(), "t-nlg", 3, "fc2", 0);
     ADD_FAILURE() << "tp 3 accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.file(), "--tp");
@@ -143,9 +143,9 @@ TEST(ResourceLimits, CommandLineValuesAreNamedByTheirFlag) {
     EXPECT_EQ(std::string(e.what()).find("<input>"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(rejects<ConfigError>(
-      [] { cli::choose_sublayer(source_env(), "t-nlg", 8, "fc2", 3000); }, "--tokens: "));
+      [] { cli::choose_sublayer(fixtures_env(), "t-nlg", 8, "fc2", 3000); }, "--tokens: "));
   EXPECT_TRUE(rejects<ConfigError>(
-      [] { cli::choose_sublayer(source_env(), "t-nlg", 3, "fc2", 0, "run.json"); },
+      [] { cli::choose_sublayer(fixtures_env(), "t-nlg", 3, "fc2", 0, "run.json"); },
       "run.json: /tp: "));
 }
 

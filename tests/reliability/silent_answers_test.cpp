@@ -91,9 +91,9 @@ TEST(SweepPoints, TooManyPointsNameTheAxis) {
                      {"name", "huge"},
                      {"base", {{"system", "t3-ring-8"}, {"model", "t-nlg"}}},
                      {"axes", axes}};
-  const ConfigDoc doc = config_from_json(spec, "huge.json", {source_env().configs_dir});
-  EXPECT_EQ(pointer_of([&] { studies::read_sweep(source_env(), doc); }), "/axes/2");
-  EXPECT_TRUE(rejects<ConfigError>([&] { studies::read_sweep(source_env(), doc); },
+  const ConfigDoc doc = config_from_json(spec, "huge.json", {fixtures_env().configs_dir});
+  EXPECT_EQ(pointer_of([&] { studies::read_sweep(fixtures_env(), doc); }), "/axes/2");
+  EXPECT_TRUE(rejects<ConfigError>([&] { studies::read_sweep(fixtures_env(), doc); },
                                    "make 1000000000 points"));
 }
 
@@ -124,20 +124,20 @@ TEST(SublayerCollectives, ASweepAxisThatSetsThemIsRejectedUpFront) {
       {"name", "exec"},
       {"base", {{"system", "t3-ring-8"}, {"model", "t-nlg"}}},
       {"axes", json::array({{{"path", "collectives.executor"}, {"values", {"cu", "dma"}}}})}};
-  const ConfigDoc doc = config_from_json(spec, "exec.json", {source_env().configs_dir});
-  EXPECT_TRUE(rejects<ConfigError>([&] { studies::read_sweep(source_env(), doc); },
+  const ConfigDoc doc = config_from_json(spec, "exec.json", {fixtures_env().configs_dir});
+  EXPECT_TRUE(rejects<ConfigError>([&] { studies::read_sweep(fixtures_env(), doc); },
                                    "collectives.executor"));
 }
 
 // ---- experiments --------------------------------------------------------------------------------
 
 json paper_experiment() {
-  return read_json_file(fs::path(T3SIM_SOURCE_DIR) / "configs/experiments/t3-paper.json");
+  return read_json_file(fixtures_env().configs_dir / "experiments" / "t3-paper.json");
 }
 
 std::string experiment_error(const json& e) {
-  const ConfigDoc doc = config_from_json(e, "exp.json", {source_env().configs_dir});
-  return pointer_of([&] { studies::read_experiment(source_env(), doc); });
+  const ConfigDoc doc = config_from_json(e, "exp.json", {fixtures_env().configs_dir});
+  return pointer_of([&] { studies::read_experiment(fixtures_env(), doc); });
 }
 
 TEST(ExperimentChecks, TheShippedExperimentPasses) {
@@ -189,7 +189,7 @@ TEST(CliIntegers, OnlyPlainIntegersInRange) {
 }
 
 TEST(CliIntegers, CommandsRejectNegativeHugeAndStrayArguments) {
-  const cli::Env env = source_env();
+  const cli::Env env = fixtures_env();
   const cli::Args sublayer = {"--system",   "t3-ring-8", "--model", "t-nlg",
                               "--sublayer", "fc2",       "--mode",  "sequential"};
   auto with = [&](std::vector<std::string> extra) {

@@ -36,7 +36,7 @@ TEST(Parallel, AFailingResultWriterStopsTheRunInsteadOfAborting) {
 // ---- thread counts ------------------------------------------------------------------------------
 
 TEST(ThreadLimits, JobsAndThreadsOutOfRangeAreUsageErrors) {
-  const cli::Env env = source_env();
+  const cli::Env env = fixtures_env();
   for (const char* jobs : {"-1", "100000"}) {
     EXPECT_THROW(
         cli::cmd_sweep({"configs/sweeps/tiny.json", "--out", "x.csv", "--jobs", jobs}, env),

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "studies/reproduction.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::studies {
 namespace {
@@ -125,6 +126,7 @@ void check_script_runs(const fs::path& dir) {
 }
 
 TEST(ReproduceShipped, MechanismInvariants) {
+  T3SIM_REQUIRE_SHIPPED_CONFIGS();  // the shipped reproduction itself
   const fs::path dir =
       fs::path(::testing::TempDir()) / ("t3sim_shipped_" + std::to_string(::getpid()));
   fs::remove_all(dir);

@@ -15,6 +15,7 @@
 
 #include "sim/errors.h"
 #include "studies/reproduction.h"
+#include "tests/support/fixtures.h"
 #include "tests/support/scratch_dir.h"
 
 namespace t3sim::studies {
@@ -23,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kSource = T3SIM_SOURCE_DIR;
 
-Env env() { return Env{kSource / "configs", kSource}; }
+Env env() { return Env{t3sim::testing::fixtures_dir(), kSource}; }  // frozen machines and models
 
 Reproduction reproduce(const fs::path& experiment, const fs::path& out, unsigned threads = 2) {
   return run_reproduction(env(), ReproductionRequest{experiment, out, threads, nullptr});

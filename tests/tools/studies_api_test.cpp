@@ -1,7 +1,7 @@
 // The library entry points below the CLI: the probe tables (HBM patterns, nccl-tests busbw
-// factor), one GEMM probe on a shipped system (tflops agrees with its own time, waves with the
-// tile count; with CUs held, the persistent grid's tail), and run_validation's selection and result
-// rows on the quick MAMF set.
+// factor), one GEMM probe on a frozen system (tests/fixtures) (tflops agrees with its own time,
+// waves with the tile count; with CUs held, the persistent grid's tail), and run_validation's
+// selection and result rows on the quick MAMF set.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,13 +11,16 @@
 #include "studies/inputs.h"
 #include "studies/probes.h"
 #include "studies/validation/validate.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim {
 namespace {
 
 namespace fs = std::filesystem;
 const fs::path kSource = T3SIM_SOURCE_DIR;
-studies::Env env() { return studies::Env{kSource / "configs", kSource}; }
+// The frozen machines (tests/fixtures); the validation runs read the shipped configs/.
+studies::Env env() { return studies::Env{t3sim::testing::fixtures_dir(), kSource}; }
+studies::Env shipped() { return studies::Env{t3sim::testing::shipped_configs_dir(), kSource}; }
 
 TEST(Probes, HbmPatternTable) {
   using common::MemCmd;
@@ -114,8 +117,9 @@ TEST(LoadSystem, TpOnAMultiNodeSystemTakesWholeNodes) {
 }
 
 TEST(RunValidation, UnknownSetNamesTheSets) {
+  T3SIM_REQUIRE_SHIPPED_CONFIGS();
   try {
-    validation::run_validation(env(), validation::ValidateRequest{"no-such-set", 1});
+    validation::run_validation(shipped(), validation::ValidateRequest{"no-such-set", 1});
     FAIL() << "no error";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("gemm-mamf"), std::string::npos) << e.what();
@@ -123,8 +127,9 @@ TEST(RunValidation, UnknownSetNamesTheSets) {
 }
 
 TEST(RunValidation, OneSetGivesRowsAndAVerdict) {
+  T3SIM_REQUIRE_SHIPPED_CONFIGS();  // validation compares the shipped calibration
   const validation::ValidateResult r =
-      validation::run_validation(env(), validation::ValidateRequest{"gemm-mamf", 2});
+      validation::run_validation(shipped(), validation::ValidateRequest{"gemm-mamf", 2});
   ASSERT_EQ(r.sets.size(), 1u);
   const validation::SetRun& s = r.sets[0];
   EXPECT_TRUE(s.status.empty()) << s.status << " " << s.error;

@@ -2,7 +2,8 @@
 // problem (unknown path with a suggestion, empty axis, type mismatch, duplicated path); the
 // cartesian / zip point order; the output file is byte-identical for --jobs 1 and --jobs 2, in CSV
 // and JSON Lines; --resume after a torn write skips finished points, reruns the rest and ends with
-// the same bytes as a fresh run. Uses configs/sweeps/tiny.json (8 points of ~0.1 s each).
+// the same bytes as a fresh run. Uses the frozen tests/fixtures/sweeps/tiny.json (8 points of ~0.1
+// s each).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "sim/errors.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_spec.h"
+#include "tests/support/fixtures.h"
 #include "tests/support/scratch_dir.h"
 
 namespace t3sim::studies {
@@ -26,9 +28,10 @@ namespace {
 
 namespace fs = std::filesystem;
 const fs::path kSource = T3SIM_SOURCE_DIR;
-const fs::path kTiny = kSource / "configs" / "sweeps" / "tiny.json";
+const fs::path kConfigs = t3sim::testing::fixtures_dir();  // frozen: tests/fixtures
+const fs::path kTiny = kConfigs / "sweeps" / "tiny.json";
 
-Env env() { return Env{kSource / "configs", kSource}; }
+Env env() { return Env{kConfigs, kSource}; }
 
 using t3sim::testing::ScratchDir;
 
@@ -53,7 +56,7 @@ std::vector<std::string> lines_of(const std::string& s) {
 
 // Runs a sweep through the library; returns the number of points run by this call.
 size_t sweep(const fs::path& spec, const fs::path& out, unsigned jobs, bool resume = false) {
-  const SweepSpec s = read_sweep(env(), load_config(spec.string(), {kSource / "configs"}));
+  const SweepSpec s = read_sweep(env(), load_config(spec.string(), {kConfigs}));
   const SweepRun r = run_sweep(env(), s, SweepRequest{out, jobs, resume, nullptr, nullptr});
   EXPECT_EQ(r.points, s.points());
   return r.run_now;
@@ -137,7 +140,7 @@ TEST(SweepSpec, ErrorsComeBeforeAnyOutput) {
 }
 
 TEST(SweepSpec, PointsAreTheCartesianProductLastAxisFastest) {
-  const SweepSpec s = read_sweep(env(), load_config(kTiny, {kSource / "configs"}));
+  const SweepSpec s = read_sweep(env(), load_config(kTiny, {kConfigs}));
   ASSERT_EQ(s.points(), 8u);
   ASSERT_EQ(s.columns, (std::vector<std::string>{"hbm.bandwidth", "sublayer", "mode"}));
   const SweepPoint p1 = sweep_point(s, 1), p6 = sweep_point(s, 6);
@@ -334,8 +337,7 @@ TEST(Sweep, ResumeRerunsRowsWhoseAxisValuesChanged) {
     const fs::path fresh = d / (std::string("fresh") + ext);
     ASSERT_EQ(sweep(kTiny, old_run, 2), 8u);
     ASSERT_EQ(sweep(d / "edited.json", fresh, 2), 8u);
-    const SweepSpec s =
-        read_sweep(env(), load_config((d / "edited.json").string(), {kSource / "configs"}));
+    const SweepSpec s = read_sweep(env(), load_config((d / "edited.json").string(), {kConfigs}));
     const SweepRun r = run_sweep(env(), s, SweepRequest{old_run, 2, true, nullptr, nullptr});
     EXPECT_EQ(r.run_now, 4u) << ext;
     EXPECT_EQ(r.stale, 4u) << ext;

@@ -10,6 +10,7 @@
 
 #include "models/system/system.h"
 #include "sim/errors.h"
+#include "tests/support/fixtures.h"
 
 namespace t3sim::validation {
 namespace {
@@ -114,6 +115,44 @@ TEST(ValidationCsv, ContentionRowsAreJudgedAgainstTheFilesOwnControlRow) {
   expect_row_error([&] { load_contention_csv(bad); }, bad, 2, "before the row with red_sms 0");
 }
 
+TEST(ValidationCsv, InterleavedContentionRowsUseTheirOwnSlowdown) {
+  // With the clock columns the program timed alone and together in one clock state: each row's
+  // gemm_slowdown stands, whatever the control row's together time.
+  const std::string head =
+      "red_blocks,red_sms,m,n,k,dtype,red_bytes,gemm_alone_us,red_alone_us,gemm_together_us,"
+      "red_together_us,together_us,gemm_slowdown,red_slowdown,speedup,ideal_speedup,"
+      "gemm_alone_sm_mhz,red_alone_sm_mhz,together_sm_mhz\n";
+  const fs::path f = write_temp("contention_abba.csv",
+                                head +
+                                    "0,0,64,32,16,bf16,1024,100,0,120,0,120,1.2,1,1,1,1500,0,1400\n"
+                                    "4,4,64,32,16,bf16,1024,100,50,125,60,140,1.25,1.2,1,1,1900,"
+                                    "1900,1900\n");
+  const std::vector<SharingPoint> pts = load_contention_csv(f);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_NEAR(pts[0].slowdown_pct, 25.0, 1e-9);  // 1.25, not 125 / 120
+}
+
+TEST(ValidationCsv, HoldRowsGiveTheHoldTimeAndRefuseWatchdogRows) {
+  const std::string head =
+      "hold_blocks,hold_sms,hold,m,n,k,dtype,gemm_alone_us,gemm_held_us,gemm_slowdown,"
+      "held_during_gemm_us,hold_timeouts,gemm_alone_sm_mhz,gemm_held_sm_mhz,held_smids\n";
+  const fs::path f = write_temp("hold.csv", "# gpu=test\n" + head +
+                                                "4,4,end,64,32,16,bf16,100,130,1.3,900,0,1980,"
+                                                "1980,1;3;5;7\n"
+                                                "16,16,100,64,32,16,bf16,100,110,1.1,96.5,0,1980,"
+                                                "1980,0;2\n");
+  const std::vector<SharingPoint> pts = load_hold_csv(f);
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_EQ(pts[0].kind, "hold");
+  EXPECT_EQ(pts[0].sms, 4u);
+  EXPECT_DOUBLE_EQ(pts[0].hold_us, 0.0);  // "end": the whole run
+  EXPECT_NEAR(pts[0].slowdown_pct, 30.0, 1e-9);
+  EXPECT_DOUBLE_EQ(pts[1].hold_us, 96.5);  // the measured overlap, not the nominal 100 us
+  const fs::path bad = write_temp(
+      "hold_bad.csv", head + "4,4,end,64,32,16,bf16,100,20100,201,20000,4,1980,1980,1\n");
+  expect_row_error([&] { load_hold_csv(bad); }, bad, 2, "watchdog");
+}
+
 TEST(ValidationCsv, ConcurrencyRowsKeepQuotedCommasAndSkipUncountedKernels) {
   const fs::path f = write_temp(
       "concurrency.csv",
@@ -175,10 +214,7 @@ TEST(ValidationFit, FitsAKnownQuadraticMinimum) {
   EXPECT_NEAR(r.before.median_abs_pct, 46.3, 1e-9);
 }
 
-ConfigDoc h100() {
-  const fs::path configs = fs::path(T3SIM_SOURCE_DIR) / "configs";
-  return system::load_system_config("dgx-h100", configs);
-}
+ConfigDoc h100() { return system::load_system_config("dgx-h100", t3sim::testing::fixtures_dir()); }
 
 TEST(ValidationFit, RecoversAKnownGemmEfficiency) {
   // Synthetic measurements: the simulator itself at efficiency 0.7, on shapes whose tiles are

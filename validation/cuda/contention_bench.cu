@@ -55,17 +55,6 @@ struct Options {
   std::string out;
 };
 
-std::vector<int> parse_list(const char* prog, const std::string& list) {
-  std::vector<int> v;
-  size_t pos = 0;
-  while (pos <= list.size()) {
-    const size_t comma = std::min(list.find(',', pos), list.size());
-    v.push_back(t3v::parse_int(prog, list.substr(pos, comma - pos).c_str(), 0));
-    pos = comma + 1;
-  }
-  return v;
-}
-
 Options parse(int argc, char** argv) {
   Options o;
   const char* p = argv[0];
@@ -74,17 +63,12 @@ Options parse(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       std::fputs(kHelp, stdout);
       std::exit(0);
-    } else if (a == "--m" || a == "--n" || a == "--k") {
-      const int v = t3v::parse_int(p, t3v::option_value(argc, argv, i), 1);
-      (a == "--m" ? o.m : a == "--n" ? o.n : o.k) = v;
-    } else if (a == "--dtype") {
-      const std::string d = t3v::option_value(argc, argv, i);
-      if (d != "fp16" && d != "bf16") t3v::usage_error(p, "bad --dtype '" + d + "'");
-      o.dtype = d == "fp16" ? t3v::DType::kFp16 : t3v::DType::kBf16;
+    } else if (t3v::gemm_shape_option(a, argc, argv, i, o)) {
+      continue;
     } else if (a == "--red-bytes") {
       o.red_bytes = t3v::parse_size(p, t3v::option_value(argc, argv, i));
     } else if (a == "--blocks") {
-      o.blocks = parse_list(p, t3v::option_value(argc, argv, i));
+      o.blocks = t3v::parse_int_list(p, t3v::option_value(argc, argv, i), 0);
     } else if (a == "--threads") {
       o.threads = t3v::parse_int(p, t3v::option_value(argc, argv, i), 32);
     } else if (a == "--shared-sm") {

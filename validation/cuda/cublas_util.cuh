@@ -53,6 +53,38 @@ bool gemm_timing_option(const std::string& a, int argc, char** argv, int& i, Opt
   return true;
 }
 
+// --m / --n / --k (>= 1) and --dtype fp16|bf16 of one GEMM shape; `o` needs m, n, k and dtype
+// fields. Sets the field and returns true, or returns false for any other option.
+template <class Options>
+bool gemm_shape_option(const std::string& a, int argc, char** argv, int& i, Options& o) {
+  if (a == "--m" || a == "--n" || a == "--k") {
+    const int v = parse_int(argv[0], option_value(argc, argv, i), 1);
+    (a == "--m" ? o.m : a == "--n" ? o.n : o.k) = v;
+  } else if (a == "--dtype") {
+    const std::string d = option_value(argc, argv, i);
+    if (d != "fp16" && d != "bf16") usage_error(argv[0], "bad --dtype '" + d + "'");
+    o.dtype = d == "fp16" ? DType::kFp16 : DType::kBf16;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// A comma list of integers >= min_value ("0,4,8"); `word`, when given, stands for `word_value`.
+inline std::vector<int> parse_int_list(const char* prog, const std::string& list, int min_value,
+                                       const char* word = nullptr, int word_value = 0) {
+  std::vector<int> v;
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    const size_t comma = std::min(list.find(',', pos), list.size());
+    const std::string item = list.substr(pos, comma - pos);
+    v.push_back(word != nullptr && item == word ? word_value
+                                                : parse_int(prog, item.c_str(), min_value));
+    pos = comma + 1;
+  }
+  return v;
+}
+
 // The stream GEMMs run on: non-blocking, at the lowest priority, which is the default priority
 // (contention_bench gives its reduction stream the highest).
 inline cudaStream_t create_gemm_stream() {

@@ -64,6 +64,41 @@ TEST(Tuner, A100ProtocolStepsOfTheSweep) {
   EXPECT_EQ(pick(t, g, 1 * kGiB).algo, Algo::kRing);
 }
 
+// Fewer GPUs on the same switch: NCCL's ring pays 2(n-1) per-step latencies, and LL128's lower
+// per-step NVLink latency than Simple's (1.9 against 3.4 us) makes up for its larger base (14
+// against 8.4 us) only from n = 3, so two GPUs go from LL straight to Simple; four switch to
+// Simple sooner than eight, whose 14 steps keep LL128 up to 8 MiB. LL's share of the bus bandwidth
+// gives way at about the same size for every count (validation/reference/nccl-tuning.md §2-3).
+TEST(Tuner, A100ProtocolStepsForTwoFourAndEightGpus) {
+  T3SIM_REQUIRE_SHIPPED_CONFIGS();
+  const TunerConstants t = preset("nccl-a100.json");
+  auto on = [](int ranks) {
+    TunerGroup g = switch_node(300, 24, false);
+    g.ranks = ranks;
+    return g;
+  };
+  for (const int n : {2, 4, 8}) {
+    EXPECT_EQ(pick(t, on(n), 256 * kKiB).proto, Protocol::kLL) << n << " GPUs";
+    EXPECT_EQ(pick(t, on(n), 32 * kMiB).proto, Protocol::kSimple) << n << " GPUs";
+    EXPECT_EQ(pick(t, on(n), 32 * kMiB).algo, Algo::kRing) << n << " GPUs";
+  }
+  for (uint64_t s = 512 * kKiB; s <= 1 * kGiB; s *= 2) {
+    EXPECT_EQ(pick(t, on(2), s).proto, Protocol::kSimple) << s << " B";
+  }
+  EXPECT_EQ(pick(t, on(4), 512 * kKiB).proto, Protocol::kLL128);
+  EXPECT_EQ(pick(t, on(4), 2 * kMiB).proto, Protocol::kLL128);
+  EXPECT_EQ(pick(t, on(4), 4 * kMiB).proto, Protocol::kSimple);
+  EXPECT_EQ(pick(t, on(8), 8 * kMiB).proto, Protocol::kLL128);
+  // The per-step cost NCCL charges: base + 2(n-1) x NVLink latency, so LL128 minus Simple at
+  // zero bytes is 5.6 us - 2(n-1) x 1.5 us.
+  auto zero = [&](int n, Protocol p) {
+    return estimate(t, on(n), Kind::kAllReduce, 0, Algo::kRing, p)->time.to_us();
+  };
+  EXPECT_NEAR(zero(2, Protocol::kLL128) - zero(2, Protocol::kSimple), 2.6, 1e-6);
+  EXPECT_NEAR(zero(8, Protocol::kLL128) - zero(8, Protocol::kSimple), -15.4, 1e-6);
+  EXPECT_NEAR(zero(4, Protocol::kLL), 6.6 + 6 * 0.6, 1e-6);
+}
+
 TEST(Tuner, HopperNvlsFromTwoMiB) {
   T3SIM_REQUIRE_SHIPPED_CONFIGS();
   const TunerConstants t = preset("nccl-h100.json");

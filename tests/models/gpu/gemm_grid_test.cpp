@@ -7,6 +7,7 @@
 // add_cus() starts a waiting CTA at once. Split-K and a refusing admit() hook keep working.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -127,6 +128,27 @@ TEST(GemmGrid, DynamicPersistentHasNearlyNoTail) {
   EXPECT_NEAR(ratio(r.time, per_tile.time), 1.0, 0.02);
   // Items leave the shared counter in plan order: item 3 is in round 2, not after round 2.
   EXPECT_LT(r.item_done[3], r.item_done[6]);
+}
+
+TEST(GemmGrid, DynamicStaticRoundsLeaveTheWaitingCtaItsOwnItems) {
+  GpuSpec spec = grid_gpu(GemmLaunch::kPersistent, PersistentSchedule::kDynamic);
+  spec.persistent_static_rounds = 1;
+  const GridRun one = run_grid(spec, 3);
+  // Items 0-2 by index, then the counter from item 4 (= G): the resident CTAs run 4, 5, 6 in
+  // round 2 and one of them 7 in round 3, when CTA 3 has a slot and runs its own item 3.
+  for (const size_t earlier : {0, 1, 2, 4, 5, 6}) {
+    EXPECT_GT(one.item_done[3], one.item_done[earlier]) << earlier;
+  }
+  const Tick t3 = one.item_done[3], t7 = one.item_done[7];
+  EXPECT_GT(t7, one.item_done[6]);
+  EXPECT_LT((std::max(t3, t7) - std::min(t3, t7)).to_us(), 2.0) << "a round is about 8 us";
+  EXPECT_NEAR(ratio(one.time, run_grid(small_gpu(), 3).time), 1.0, 0.02);  // still 3 rounds
+  // Two rounds cover all 8 items (2 x G): the schedule is the static one, and so is the tail.
+  spec.persistent_static_rounds = 2;
+  EXPECT_NEAR(ratio(run_grid(spec, 3).time, run_grid(grid_gpu(GemmLaunch::kPersistent), 3).time),
+              1.0, 0.01);
+  // On the whole GPU nobody waits: the rounds change nothing.
+  EXPECT_NEAR(ratio(run_grid(spec, 4).time, run_grid(small_gpu(), 4).time), 1.0, 0.02);
 }
 
 TEST(GemmGrid, AddCusStartsAWaitingCta) {

@@ -1,6 +1,11 @@
 #include "models/workload/kineto_import.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "sim/errors.h"
 #include "sim/strict_json.h"
@@ -65,6 +70,38 @@ nlohmann::json cpu_op(const std::string& name, int external_id, nlohmann::json e
 
 const nlohmann::json kBmmArgs = {{"Input Dims", {{96, 2048, 128}, {96, 128, 2048}}},
                                  {"Input type", {"c10::BFloat16", "c10::BFloat16"}}};
+
+// The Trace Event Format's array form (PyTorch 1.8's profiler writes a bare array of events)
+// imports as its events.
+TEST(KinetoImport, TopLevelEventArrayImports) {
+  const nlohmann::json events = {cpu_op("aten::bmm", 5, kBmmArgs),
+                                 kernel("gemm_splitk", 10.0, 30.0, 7, 5)};
+  const Trace t = import_kineto(events, "array.json");
+  ASSERT_EQ(t.ops.size(), 1u);
+  EXPECT_EQ(t.ops[0].kind, OpKind::kGemm);
+}
+
+// A gzip profile is decompressed into a temporary file and streamed: the same import as the plain
+// file, and the temporary file is gone afterwards.
+TEST(KinetoImport, GzipProfileIsStreamedLikeThePlainFile) {
+  testing::ScratchDir dir("kineto-gz");
+  const auto plain = dir.path() / "p.json";
+  {
+    std::ofstream out(plain);
+    out << nlohmann::json{{"traceEvents",
+                           {cpu_op("aten::bmm", 5, kBmmArgs), kernel("gemm", 10.0, 30.0, 7, 5)}}}
+               .dump();
+  }
+  ASSERT_EQ(std::system(("gzip -k " + plain.string()).c_str()), 0);
+  const KinetoImport a = import_kineto_file(plain);
+  const KinetoImport b = import_kineto_file(plain.string() + ".gz");
+  EXPECT_EQ(a.trace.ops, b.trace.ops);
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+    EXPECT_EQ(e.path().filename().string().rfind("t3sim-kineto-" + std::to_string(::getpid()), 0),
+              std::string::npos);
+  }
+}
 
 TEST(KinetoImport, SplitKernelsOfOneGemmMerge) {
   const nlohmann::json trace = {
