@@ -33,7 +33,9 @@ std::vector<Group> match_collectives(std::vector<Rank>& ranks) {
     }
   }
   std::vector<Group> groups;
-  for (const auto& [members, per_rank] : lists) {
+  for (const auto& entry : lists) {
+    const std::vector<int>& members = entry.first;
+    const auto& per_rank = entry.second;  // a named reference: lambdas may not capture bindings
     const int first = members.front();
     const auto none = std::vector<int>();
     const auto of = [&](int r) -> const std::vector<int>& {
