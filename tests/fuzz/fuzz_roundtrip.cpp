@@ -30,16 +30,12 @@
 #include "sim/timeline.h"
 #include "sim/timeline_check.h"
 #include "tests/fuzz/fuzz_common.h"
+#include "tests/fuzz/fuzz_replay.h"
 
 namespace t3sim::fuzz {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr size_t kMaxOps = 8;
-constexpr int64_t kMaxFlops = int64_t{1} << 27;  // 2 x 256 x 512 x 512
-constexpr int64_t kMaxBytes = int64_t{1} << 20;
-constexpr double kYearUs = 3.2e13;
 
 // Files of one fuzzing process, rewritten for every input, removed when the process exits.
 struct Scratch {
@@ -57,20 +53,6 @@ struct Scratch {
 const Scratch& scratch() {
   static const Scratch s;
   return s;
-}
-
-bool tiny(const workload::Trace& t) {
-  if (t.ops.size() > kMaxOps) return false;
-  for (const auto& op : t.ops) {
-    const auto& s = op.shape;
-    if (op.kind == workload::OpKind::kGemm) {
-      if (s.m > 4096 || s.n > 4096 || s.k > 4096 || s.batch > 16) return false;
-      if (2 * s.m * s.n * s.k * s.batch > kMaxFlops) return false;
-    } else if (op.bytes > kMaxBytes) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // `t3sim check FILE`, in process: anything it throws about a file t3sim wrote is a finding.

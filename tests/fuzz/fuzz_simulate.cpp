@@ -17,14 +17,11 @@
 #include "models/workload/trace.h"
 #include "sim/config.h"
 #include "tests/fuzz/fuzz_common.h"
+#include "tests/fuzz/fuzz_replay.h"
 
 namespace t3sim::fuzz {
 namespace {
 
-constexpr size_t kMaxOps = 8;
-constexpr int64_t kMaxFlops = int64_t{1} << 27;  // 2 x 256 x 512 x 512
-constexpr int64_t kMaxBytes = int64_t{1} << 20;
-constexpr double kYearUs = 3.2e13;
 // Keys an input may override: values of any kind reach binding, but only keys whose every
 // accepted value keeps the event count of a tiny run small (no packet or transaction sizes).
 const char* const kSettable[] = {"gpus",
@@ -51,20 +48,6 @@ bool settable(const std::string& set) {
     if (key == k) return true;
   }
   return false;
-}
-
-bool tiny(const workload::Trace& t) {
-  if (t.ops.size() > kMaxOps) return false;
-  for (const auto& op : t.ops) {
-    const auto& s = op.shape;
-    if (op.kind == workload::OpKind::kGemm) {
-      if (s.m > 4096 || s.n > 4096 || s.k > 4096 || s.batch > 16) return false;
-      if (2 * s.m * s.n * s.k * s.batch > kMaxFlops) return false;
-    } else if (op.bytes > kMaxBytes) {
-      return false;
-    }
-  }
-  return true;
 }
 
 struct Input {

@@ -26,6 +26,7 @@
 #include "sim/units_parse.h"
 #include "studies/inputs.h"
 #include "studies/probes.h"
+#include "tests/reliability/frozen_machines.h"
 #include "tests/support/fixtures.h"
 
 namespace t3sim {
@@ -235,15 +236,8 @@ TEST_P(Convergence, AllReduceMovesLessThanTwoPercentWhenAKnobIsHalved) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(FrozenMachines, Convergence,
-                         ::testing::Values("t3-ring-8", "dgx-a100", "dgx-h100", "mi300x-8"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& ch : n) {
-                             if (ch == '-') ch = '_';
-                           }
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(FrozenMachines, Convergence, testing::kFrozenMachines,
+                         testing::machine_param_name);
 
 }  // namespace
 }  // namespace t3sim

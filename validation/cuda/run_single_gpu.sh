@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the single-GPU validation programs with nvcc (no CMake, no t3sim dependencies) and runs the
-# measurement set one GPU session takes, writing every file to OUT_DIR (default ./gpu-out) and a
-# tarball of them, results.tgz, beside it. Usage: validation/cuda/run_single_gpu.sh [OUT_DIR] [ARCH]
+# single-GPU measurement set (hold, contention, HBM, the GEMM zoo), writing every file to OUT_DIR
+# (default ./gpu-out) and a tarball of them, results.tgz, beside it. Usage: validation/cuda/run_single_gpu.sh [OUT_DIR] [ARCH]
 # (ARCH default 90: Hopper). About 5 minutes on an H100/H200; the GEMM zoo is most of it.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
