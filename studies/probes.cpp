@@ -130,6 +130,7 @@ double probe_corunner_alone(const ConfigDoc& system, const HeldCus& corunner) {
 GemmProbe probe_gemm(const ConfigDoc& system, const gpu::GemmShape& shape, HeldCus held) {
   const uint32_t elem = shape.precision == gpu::Precision::kFp8    ? 1
                         : shape.precision == gpu::Precision::kFp16 ? 2
+                        : shape.precision == gpu::Precision::kBf16 ? 2
                                                                    : 4;
   system::Scenario sc(system, 1, nullptr);
   sc.allocate(shape, elem);

@@ -3,100 +3,75 @@
 #include <algorithm>
 #include <array>
 
-#include "models/fabric/build_parts.h"
-#include "models/fabric/direct_builders.h"
-#include "models/fabric/leaf_spine.h"
+#include "models/fabric/topologies/basic.h"
+#include "models/fabric/topologies/direct.h"
+#include "models/fabric/topologies/dragonfly.h"
+#include "models/fabric/topologies/leaf_spine.h"
 #include "sim/errors.h"
 
 namespace t3sim::fabric {
 namespace {
 
-TopoEdge link_edge(const LinkSpec& l) { return make_edge(l.bandwidth, l.latency, l.credits); }
+constexpr uint32_t kHost = kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch;
 
-std::optional<SizeProblem> too_few_ports(int attached, int ports, const char* key,
-                                         const char* what) {
-  if (attached <= ports) return std::nullopt;
-  return SizeProblem{key, std::to_string(attached) + " ports needed on each " + what +
-                              " but it has " + std::to_string(ports) +
-                              " (raise 'ports', shrink the system or use topology leaf_spine)"};
-}
-
-Topology build_ring(const FabricConfig& c) {
-  Topology t = start_topology(c, c.gpus);
-  const int n = c.gpus;
-  for (int g = 0; g < n && n > 1; ++g) {
-    const int next = (g + 1) % n;
-    if (n == 2 && g == 1) break;        // 0<->1 already built: one full-duplex link
-    TopoEdge up = link_edge(c.link);    // g -> g+1
-    TopoEdge down = link_edge(c.link);  // g+1 -> g, i.e. T3's g -> g-1 direction
-    up.routable = c.bidirectional || n == 2;
-    t.add_duplex(static_cast<uint32_t>(g), static_cast<uint32_t>(next), up, down);
-  }
-  return t;
-}
-
-Topology build_fully_connected(const FabricConfig& c) {
-  Topology t = start_topology(c, c.gpus);
-  t.edges.reserve(static_cast<size_t>(c.gpus) * static_cast<size_t>(c.gpus - 1));
-  for (int i = 0; i < c.gpus; ++i) {
-    for (int j = i + 1; j < c.gpus; ++j) {
-      t.add_duplex(static_cast<uint32_t>(i), static_cast<uint32_t>(j), link_edge(c.link),
-                   link_edge(c.link));
-    }
-  }
-  return t;
-}
-
-Topology build_switch(const FabricConfig& c) {
-  Topology t = start_topology(c, c.gpus);
-  const uint32_t sw = t.add_node(NodeKind::kNvSwitch, "nvswitch");
-  t.nodes[sw].reduce_bandwidth = c.nvswitch->reduce_bandwidth;
-  for (int g = 0; g < c.gpus; ++g)
-    attach_to_switch(t, static_cast<uint32_t>(g), sw, c.link, *c.nvswitch);
-  return t;
-}
-
-// Node ids: GPUs, then NVSwitch planes, then NICs, then IB switches. The lowest-id tie-break of
-// routing therefore changes rails inside the source node (GPU -> NVSwitch -> peer GPU -> NIC),
-// like NCCL's PXN, rather than on the destination side. Latency across the network: nic.latency
-// on GPU -> NIC and on NIC -> GPU, ib_switch.latency on the switch's egress; cable propagation is
-// folded into the NIC latency. GPU <-> NIC and NIC <-> switch run at the NIC's effective rate.
-Topology build_two_level(const FabricConfig& c) {
-  const int gpn = c.gpus_per_node;
-  Topology t = start_topology(c, c.nodes * gpn);
-  t.gpus_per_node = gpn;
-  const HostNodes hosts = add_host_nodes(t, c);
-  const auto first_ib = static_cast<uint32_t>(t.nodes.size());
-  for (int r = 0; r < gpn; ++r) t.add_node(NodeKind::kIbSwitch, "ib_switch" + std::to_string(r));
-  for (int g = 0; g < t.num_gpus; ++g) {
-    wire_host(t, c, hosts, g, first_ib + static_cast<uint32_t>(g % gpn));
-  }
-  return t;
-}
-
-constexpr std::array<TopologyKind, 8> kTopologies{{
-    {"ring", kKeyGpus, kKeyBidirectional, Symmetry::kRotation, &build_ring},
-    {"fully_connected", kKeyGpus, 0, Symmetry::kRotation, &build_fully_connected},
-    {"switch", kKeyGpus | kKeySwitch, 0, Symmetry::kRotation, &build_switch},
+// One row per topology; nothing else lists them.
+constexpr auto kTopologies = std::to_array<TopologyKind>({
+    {"ring", "GPU g linked to g-1 and g+1 (the T3 ring)", kKeyGpus, 0, &declare_ring,
+     Symmetry::kRotation, nullptr, &build_ring},
+    {"fully_connected", "a link per GPU pair (xGMI)", kKeyGpus, 0, nullptr, Symmetry::kRotation,
+     &check_fully_connected, &build_fully_connected},
+    {"switch", "every GPU on one NVSwitch plane", kKeyGpus | kKeySwitch, 0, nullptr,
+     Symmetry::kRotation, nullptr, &build_switch},
     // Rails make GPU g's peers depend on g mod gpus_per_node: not one rotation for all GPUs, but
     // node and local rotations apart (one IB switch per rail joins every node's NIC of it).
-    {"two_level", kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch, kKeyGpus,
-     Symmetry::kNodesByRails, &build_two_level},
+    {"two_level", "nodes (NVSwitch plane, a NIC per GPU) on one IB switch per rail", kHost,
+     kKeyGpus, nullptr, Symmetry::kNodesByRails, &check_two_level, &build_two_level},
     // Leaves hold groups of nodes: a node rotation moves nodes across leaves (more hops), so
     // only traffic whose routes look alike from every GPU folds.
-    {"leaf_spine",
-     kKeyNodes | kKeyGpusPerNode | kKeySwitch | kKeyNic | kKeyIbSwitch | kKeyNodesPerLeaf,
-     kKeyGpus | kKeyOversubscription | kKeyPlacement, Symmetry::kNodesByRailsRouted,
-     &build_leaf_spine},
+    {"leaf_spine", "nodes on rail-optimised leaves and spines (two-tier fat tree)", kHost,
+     kKeyGpus | kKeyPlacement, &declare_leaf_spine, Symmetry::kNodesByRailsRouted,
+     &check_leaf_spine, &build_leaf_spine},
     // Direct-connect fabrics whose GPUs see different neighbourhoods under g -> g + d (a torus
     // maps onto itself under row and column shifts apart, which GpuRotation expresses only for
     // multi-node fabrics; a cube-mesh's double links and a bridge's pairs do not rotate).
-    {"torus_2d", kKeyGpus | kKeyRows, 0, Symmetry::kNone, &build_torus_2d},
-    {"cube_mesh", kKeyGpus, 0, Symmetry::kNone, &build_cube_mesh},
-    {"nvlink_pairs", kKeyGpus | kKeySwitch, 0, Symmetry::kNone, &build_nvlink_pairs},
-}};
+    {"torus_2d", "rows x columns GPUs, each linked to its four neighbours", kKeyGpus, 0,
+     &declare_torus_2d, Symmetry::kNone, &check_torus_2d, &build_torus_2d},
+    {"cube_mesh", "DGX-1V's hybrid cube-mesh of 8 GPUs", kKeyGpus, 0, nullptr, Symmetry::kNone,
+     &check_cube_mesh, &build_cube_mesh},
+    {"nvlink_pairs", "GPU pairs on NVLink bridges, all on one PCIe switch", kKeyGpus | kKeySwitch,
+     0, nullptr, Symmetry::kNone, &check_nvlink_pairs, &build_nvlink_pairs},
+    // Groups see each other through global links whose endpoints differ from group to group.
+    {"dragonfly", "nodes on routers: all-to-all inside a group, global links between groups", kHost,
+     kKeyGpus, &declare_dragonfly, Symmetry::kNone, &check_dragonfly, &build_dragonfly},
+});
+
+bool multi_node(const TopologyKind& k) { return (k.needs & kKeyNodes) != 0; }
+
+std::optional<SizeProblem> check_shared_sizes(const TopologyKind& k, const FabricConfig& c) {
+  if (!multi_node(k)) {
+    if (c.gpus < 1) return SizeProblem{"gpus", "'gpus' must be at least 1"};
+    return std::nullopt;
+  }
+  if (c.nodes < 1) return SizeProblem{"nodes", "'nodes' must be at least 1"};
+  if (c.gpus_per_node < 1) {
+    return SizeProblem{"gpus_per_node", "'gpus_per_node' must be at least 1"};
+  }
+  if (c.nodes * c.gpus_per_node > kMaxGpus) {
+    return SizeProblem{"nodes",
+                       "nodes x gpus_per_node = " + std::to_string(c.nodes * c.gpus_per_node) +
+                           " GPUs; at most " + std::to_string(kMaxGpus) + " (use fewer nodes)"};
+  }
+  if (c.gpus != 0 && c.gpus != c.nodes * c.gpus_per_node) {
+    return SizeProblem{"gpus",
+                       "gpus = " + std::to_string(c.gpus) + " but nodes x gpus_per_node = " +
+                           std::to_string(c.nodes * c.gpus_per_node) + " (drop 'gpus' or fix it)"};
+  }
+  return std::nullopt;
+}
 
 }  // namespace
+
+std::span<const TopologyKind> topology_kinds() { return kTopologies; }
 
 std::vector<std::string> topology_names() {
   std::vector<std::string> out;
@@ -110,44 +85,27 @@ const TopologyKind* find_topology(std::string_view name) {
   return it == kTopologies.end() ? nullptr : &*it;
 }
 
+Params own_params(const TopologyKind& kind) {
+  Params p;
+  if (kind.declare != nullptr) kind.declare(p);
+  return p;
+}
+
+int fabric_gpus(const FabricConfig& c) {
+  const TopologyKind* k = find_topology(c.topology);
+  return k != nullptr && multi_node(*k) ? c.nodes * c.gpus_per_node : c.gpus;
+}
+
 std::optional<SizeProblem> check_sizes(const FabricConfig& c) {
-  const bool two_level = c.topology == "two_level";
-  const bool multi_node = two_level || c.topology == "leaf_spine";
-  if (!multi_node && c.gpus < 1) return SizeProblem{"gpus", "'gpus' must be at least 1"};
-  if (auto p = check_direct_sizes(c)) return p;
-  if (c.topology == "fully_connected" && c.gpus > kMaxFullyConnectedGpus) {
-    return SizeProblem{"gpus", "a fully connected fabric of " + std::to_string(c.gpus) +
-                                   " GPUs needs a link per GPU pair; at most " +
-                                   std::to_string(kMaxFullyConnectedGpus) +
-                                   " GPUs (use a switch or leaf_spine topology)"};
-  }
-  if (multi_node) {
-    if (c.nodes < 1) return SizeProblem{"nodes", "'nodes' must be at least 1"};
-    if (c.gpus_per_node < 1)
-      return SizeProblem{"gpus_per_node", "'gpus_per_node' must be at least 1"};
-    if (c.nodes * c.gpus_per_node > kMaxGpus) {
-      return SizeProblem{"nodes",
-                         "nodes x gpus_per_node = " + std::to_string(c.nodes * c.gpus_per_node) +
-                             " GPUs; at most " + std::to_string(kMaxGpus) + " (use fewer nodes)"};
-    }
-    if (c.gpus != 0 && c.gpus != c.nodes * c.gpus_per_node) {
-      return SizeProblem{
-          "gpus", "gpus = " + std::to_string(c.gpus) + " but nodes x gpus_per_node = " +
-                      std::to_string(c.nodes * c.gpus_per_node) + " (drop 'gpus' or fix it)"};
-    }
-    if (two_level) {
-      if (auto p = too_few_ports(c.nodes, c.ib_switch->ports, "ib_switch", "IB switch (rail)"))
-        return p;
-    } else {
-      if (c.nodes_per_leaf < 1)
-        return SizeProblem{"nodes_per_leaf", "'nodes_per_leaf' must be at least 1"};
-      if (auto p = check_leaf_spine(c)) return p;
-    }
+  const TopologyKind* k = find_topology(c.topology);
+  if (k == nullptr) return SizeProblem{"topology", "unknown topology '" + c.topology + "'"};
+  if (auto p = check_shared_sizes(*k, c)) return p;
+  if (k->check != nullptr) {
+    if (auto p = k->check(c)) return p;
   }
   if (c.nvswitch) {
-    const int attached = multi_node ? c.gpus_per_node : c.gpus;
-    const char* what = c.topology == "nvlink_pairs" ? "PCIe switch" : "NVSwitch plane";
-    if (auto p = too_few_ports(attached, c.nvswitch->ports, "switch", what)) return p;
+    const int attached = multi_node(*k) ? c.gpus_per_node : c.gpus;
+    if (auto p = too_few_ports(attached, c.nvswitch->ports, "switch", "NVSwitch plane")) return p;
   }
   return std::nullopt;
 }
@@ -168,8 +126,10 @@ std::optional<common::GpuRotation> sublayer_rotation(const FabricConfig& cfg) {
 Topology build_topology(const FabricConfig& cfg) {
   const TopologyKind* k = find_topology(cfg.topology);
   if (k == nullptr) throw ModelError("fabric", "unknown topology '" + cfg.topology + "'");
-  if (auto p = check_sizes(cfg)) throw ModelError("fabric", p->key + ": " + p->message);
-  Topology t = k->build(cfg);
+  FabricConfig full = cfg;  // a config built by hand may leave the row's defaults out
+  full.own.add_defaults(own_params(*k));
+  if (auto p = check_sizes(full)) throw ModelError("fabric", p->key + ": " + p->message);
+  Topology t = k->build(full);
   t.fluid = cfg.fluid;
   return t;
 }

@@ -18,8 +18,11 @@ void register_fabric_models(Registry& registry) {
   t.type = "fabric";
   t.description =
       "GPU interconnect: packetised store-and-forward links (bandwidth, latency, credits), "
-      "NVSwitch planes, NICs and IB rail switches; static shortest-path routing; topologies "
-      "ring, fully_connected, switch, two_level, leaf_spine";
+      "NVSwitch planes, NICs and IB switches; static shortest-path routing; topologies:";
+  for (const TopologyKind& k : topology_kinds()) {
+    t.description += " " + std::string(k.name) + ": " + std::string(k.help) + ";";
+  }
+  t.description.back() = '.';
   t.params = fabric_params;
   t.example_config = {{"topology", "ring"},
                       {"gpus", 4},

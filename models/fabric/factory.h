@@ -2,8 +2,8 @@
 // "fabric" component type (parameters, description, example config) with the Registry. Config:
 //   {"topology": "ring", "gpus": 8, "link": {"bandwidth": "75 GB/s", "latency": "500 ns",
 //    "packet_size": "64 KiB", "credits": 0}}; switch adds "switch": {"latency", "port_bandwidth",
-//   "ports"}; two_level uses "nodes", "gpus_per_node", "switch", "nic" and "ib_switch";
-//   leaf_spine adds "nodes_per_leaf" and "oversubscription".
+//   "ports"}; two_level uses "nodes", "gpus_per_node", "switch", "nic" and "ib_switch". Which keys
+//   each topology takes is its row of the table (builders.h); `t3sim describe fabric` lists them.
 // Contract: every config problem (unknown topology with a did-you-mean, unknown or unused key, bare
 // number, inconsistent sizes) is a ConfigError naming the file and JSON pointer.
 #pragma once

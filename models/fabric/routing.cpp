@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <queue>
+#include <utility>
 
 #include "sim/errors.h"
 
@@ -41,6 +43,8 @@ RouteTable::RouteTable(const Topology& topo)
       direct_(topo.kind == "fully_connected" &&
               topo.edges.size() == static_cast<size_t>(topo.num_gpus) * (topo.num_gpus - 1)) {
   if (direct_) return;  // every pair has its own edge: the only one-hop route
+  weighted_ = std::any_of(topo.edges.begin(), topo.edges.end(),
+                          [](const TopoEdge& e) { return e.routable && e.cost != 1; });
   build_adjacency(
       topo, [](const TopoEdge& e) { return e.from; }, out_at_, out_);
   build_adjacency(
@@ -109,7 +113,10 @@ uint32_t RouteTable::next_edge(uint32_t at, int dst) const {
   const Dist* dist = dist_to(dst);
   // out_ is ordered by neighbour id, so the first edge one hop closer is the tie-break winner,
   // unless the topology spreads destinations over the candidates at IB switches.
-  const auto closer = [&](uint32_t e) { return dist[topo.edges[e].to] + 1 == dist[at]; };
+  const auto closer = [&](uint32_t e) {
+    const TopoEdge& edge = topo.edges[e];
+    return dist[edge.to] + edge.cost == dist[at];
+  };
   const auto begin = out_.begin() + out_at_[at];
   const auto end = out_.begin() + out_at_[at + 1];
   const auto it = std::find_if(begin, end, closer);
@@ -140,7 +147,8 @@ std::vector<uint32_t> RouteTable::path(int src, int dst) const {
 int RouteTable::hops(int src, int dst) const {
   if (src == dst) return 0;
   if (direct_) return 1;
-  return cached(src, false)[dst];  // the path is a shortest one
+  if (weighted_) return static_cast<int>(path(src, dst).size());  // distances are costs
+  return cached(src, false)[dst];                                 // the path is a shortest one
 }
 
 Bandwidth RouteTable::bandwidth(int src, int dst) const {
@@ -168,8 +176,26 @@ std::vector<uint32_t> RouteTable::distances(uint32_t gpu, bool to) const {
   const std::vector<uint32_t>& at = to ? in_at_ : out_at_;
   const std::vector<uint32_t>& list = to ? in_ : out_;
   std::vector<uint32_t> dist(topo.nodes.size(), kUnreached);
-  std::vector<uint32_t> frontier{gpu};
   dist[gpu] = 0;
+  if (weighted_) {                                // Dijkstra: costs differ
+    using Entry = std::pair<uint32_t, uint32_t>;  // (distance, node)
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> open;
+    open.emplace(0, gpu);
+    while (!open.empty()) {
+      const auto [d, v] = open.top();
+      open.pop();
+      if (d != dist[v]) continue;  // a shorter entry came first
+      for (uint32_t k = at[v]; k < at[v + 1]; ++k) {
+        const TopoEdge& e = topo.edges[list[k]];
+        const uint32_t u = to ? e.from : e.to;
+        if (d + e.cost >= dist[u]) continue;
+        dist[u] = d + e.cost;
+        open.emplace(dist[u], u);
+      }
+    }
+    return dist;
+  }
+  std::vector<uint32_t> frontier{gpu};  // breadth-first: every edge costs 1
   for (size_t i = 0; i < frontier.size(); ++i) {
     const uint32_t v = frontier[i];
     for (uint32_t k = at[v]; k < at[v + 1]; ++k) {

@@ -1,16 +1,17 @@
 // Static shortest-path routing: at every node a path towards destination GPU d takes the out-edge
-// to the lowest-id neighbour one hop closer to d (lowest edge id among parallel edges; leaf_spine
-// spreads ties at IB switches by destination node, see Topology::spread_block). Construction checks
-// that every GPU reaches every GPU in O(nodes + edges) (GPU 0 reaches all and all reach GPU 0);
-// the hop distances to d come from one breadth-first search when d is first routed to, and are
-// kept (uint16 per node), so memory follows the destinations used: a folded run's few, not
-// num_gpus x num_nodes. Next hops are found from the distances on each step. hops(s, d) is the
-// distance from s (one search per source asked, kept alike): "every GPU's hops from GPU 0" costs
-// one search, not one per destination.
-// A fully connected fabric (one direct edge per pair, found from its build order) stores nothing.
-// Contract: one path per (src, dst) pair (hence per-pair FIFO delivery), identical on every run and
-// whatever the query order; path(g, g) is empty; construction throws ModelError if a pair is
-// unreachable. Queries fill the cache: one RouteTable per thread (each Simulator has its own).
+// to the lowest-id neighbour one hop closer to d (closer by the edge's cost where edges cost more
+// than one hop, TopoEdge::cost: then distances come from Dijkstra and hops() counts the path)
+// (lowest edge id among parallel edges; leaf_spine spreads ties at IB switches by destination node,
+// see Topology::spread_block). Construction checks that every GPU reaches every GPU in O(nodes +
+// edges) (GPU 0 reaches all and all reach GPU 0); the hop distances to d come from one
+// breadth-first search when d is first routed to, and are kept (uint16 per node), so memory follows
+// the destinations used: a folded run's few, not num_gpus x num_nodes. Next hops are found from the
+// distances on each step. hops(s, d) is the distance from s (one search per source asked, kept
+// alike): "every GPU's hops from GPU 0" costs one search, not one per destination. A fully
+// connected fabric (one direct edge per pair, found from its build order) stores nothing. Contract:
+// one path per (src, dst) pair (hence per-pair FIFO delivery), identical on every run and whatever
+// the query order; path(g, g) is empty; construction throws ModelError if a pair is unreachable.
+// Queries fill the cache: one RouteTable per thread (each Simulator has its own).
 #pragma once
 
 #include <cstdint>
@@ -52,7 +53,8 @@ class RouteTable {
 
   const Topology* topo_;
   int n_ = 0;
-  bool direct_ = false;  // fully connected: next_edge is computed, nothing is stored
+  bool direct_ = false;    // fully connected: next_edge is computed, nothing is stored
+  bool weighted_ = false;  // some edge costs more than one hop: distances are costs
   // Routable out-edges of node u: out_[out_at_[u] .. out_at_[u + 1]), by (to, id); in-edges alike.
   std::vector<uint32_t> out_at_, out_;
   std::vector<uint32_t> in_at_, in_;

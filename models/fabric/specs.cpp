@@ -1,9 +1,9 @@
 #include "models/fabric/specs.h"
 
-#include <array>
 #include <cmath>
 
 #include "models/fabric/builders.h"
+#include "models/fabric/topology_keys.h"
 
 namespace t3sim::fabric {
 
@@ -12,7 +12,10 @@ Bandwidth NicSpec::effective() const {
   return line_rate.scaled(static_cast<uint64_t>(std::llround(efficiency * kPpm)), kPpm);
 }
 
-Params fabric_params() {
+namespace {
+
+// Keys every topology has.
+Params core_params() {
   Params p;
   p.required("topology", ParamKind::kString, "topology builder").one_of(topology_names());
   p.optional("model", ParamKind::kString, "packet",
@@ -20,43 +23,17 @@ Params fabric_params() {
              "flow: fluid flows sharing each edge by max-min fairness, rates recomputed when a "
              "flow starts or ends (faster at scale; see docs/cluster.md 'Flow-level fabric model')")
       .one_of({"packet", "flow"});
-  p.optional("gpus", ParamKind::kInt, 0,
-             "number of GPUs (ring, fully_connected, switch, torus_2d, cube_mesh, nvlink_pairs; "
-             "two_level: optional cross-check)")
-      .range(0, kMaxGpus);
-  p.optional("nodes", ParamKind::kInt, 0, "two_level, leaf_spine: number of nodes")
-      .range(0, kMaxGpus);
-  p.optional("gpus_per_node", ParamKind::kInt, 0,
-             "two_level, leaf_spine: GPUs (and NICs, rails) per node")
-      .range(0, kMaxGpus);
-  p.optional("rows", ParamKind::kInt, 0,
-             "torus_2d: rows of the grid; columns = gpus / rows (each dimension at least 2)")
-      .range(0, kMaxGpus);
-  p.optional("nodes_per_leaf", ParamKind::kInt, 0,
-             "leaf_spine: nodes per group; each group has one leaf switch per rail")
-      .range(0, kMaxGpus);
-  p.optional("oversubscription", ParamKind::kReal, 1.0,
-             "leaf_spine: leaf down / up ports (1 = full bisection); uplinks = "
-             "ceil(nodes_per_leaf / oversubscription)")
-      .range(1.0, 1024.0);
-  p.optional("placement", ParamKind::kString, "blocked",
-             "leaf_spine: which leaf group node n sits in; blocked: n / nodes_per_leaf "
-             "(consecutive nodes share a leaf); striped: n mod groups (consecutive nodes sit in "
-             "consecutive groups, as a scheduler spreading a job over leaves). Up/down routing "
-             "spreads by the physical position either way")
-      .one_of({"blocked", "striped"});
-  p.optional("bidirectional", ParamKind::kBool, true,
-             "ring: route over both directions (false: only g -> g-1, T3's direction; both wires "
-             "still exist)");
   p.optional("local_latency", ParamKind::kDuration, "0 ns",
              "delay of a send with src == dst (never touches a link)");
   p.required("link", ParamKind::kObject, "GPU link, one direction (see link params)");
-  p.optional("switch", ParamKind::kObject, nullptr,
-             "NVSwitch plane (switch, two_level, leaf_spine) or the host's PCIe switch "
-             "(nvlink_pairs: port_bandwidth is each GPU's PCIe rate)");
-  p.optional("nic", ParamKind::kObject, nullptr, "per-GPU network adapter (two_level, leaf_spine)");
-  p.optional("ib_switch", ParamKind::kObject, nullptr,
-             "InfiniBand switch: rail switch (two_level), leaf and spine (leaf_spine)");
+  return p;
+}
+
+}  // namespace
+
+Params fabric_params() {
+  Params p = core_params();
+  add_every_topology_key(p);
   return p;
 }
 
@@ -108,34 +85,45 @@ Params ib_switch_params() {
 
 namespace {
 
-struct OptionalKey {
-  ConfigKey flag;
-  const char* name;
-};
-constexpr std::array<OptionalKey, 11> kOptionalKeys{{{kKeyGpus, "gpus"},
-                                                     {kKeyNodes, "nodes"},
-                                                     {kKeyGpusPerNode, "gpus_per_node"},
-                                                     {kKeyBidirectional, "bidirectional"},
-                                                     {kKeySwitch, "switch"},
-                                                     {kKeyNic, "nic"},
-                                                     {kKeyIbSwitch, "ib_switch"},
-                                                     {kKeyNodesPerLeaf, "nodes_per_leaf"},
-                                                     {kKeyOversubscription, "oversubscription"},
-                                                     {kKeyPlacement, "placement"},
-                                                     {kKeyRows, "rows"}}};
+// The row `node` names. The same one-line errors as bind() gives for any other key.
+const TopologyKind& read_topology(const ConfigNode& node) {
+  if (!node.json().is_object()) node.fail("expected an object");
+  const Params core = core_params();
+  const ParamSpec& spec = *core.find("topology");
+  if (!node.has("topology")) {
+    node.fail("missing required key 'topology' (string: " + spec.description + ")");
+  }
+  ConfigNode t = node.child("topology");
+  if (t.json().is_object() && t.json().contains("value")) t = t.child("value");
+  if (!t.json().is_string()) t.fail("'topology' must be a string, got " + t.json().dump());
+  const auto name = t.json().get<std::string>();
+  const TopologyKind* kind = find_topology(name);
+  if (kind == nullptr) {
+    std::string all;
+    for (const auto& n : spec.choices) all += (all.empty() ? "" : ", ") + n;
+    const std::string hint = nearest_name(name, spec.choices);
+    node.fail_key("topology", "'" + name + "' is not one of: " + all +
+                                  (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  }
+  return *kind;
+}
 
-void check_keys(const TopologyKind& kind, const BoundParams& b, const ConfigNode& node,
-                uint32_t derived) {
-  for (const OptionalKey& k : kOptionalKeys) {
-    const bool needed = (kind.needs & k.flag & ~derived) != 0;
-    const bool allowed = ((kind.needs | kind.allows) & k.flag) != 0;
-    const bool given = b.present(k.name);
-    if (given && !allowed) {
-      node.fail_key(k.name, "key '" + std::string(k.name) + "' is not used by topology '" +
-                                std::string(kind.name) + "' (remove it)");
+// Keys of other topologies are refused by name, and needed keys asked for with their meaning,
+// before bind() checks the rest (unknown keys with a did-you-mean, types, units, ranges).
+void check_keys(const TopologyKind& kind, const Params& accepted, const ConfigNode& node) {
+  const Params every = fabric_params();
+  for (auto it = node.json().begin(); it != node.json().end(); ++it) {
+    const std::string& key = it.key();
+    if (is_annotation_key(key) || accepted.find(key) != nullptr) continue;
+    if (every.find(key) != nullptr) {
+      node.fail_key(key, "key '" + key + "' is not used by topology '" + std::string(kind.name) +
+                             "' (remove it)");
     }
-    if (!given && needed) {
-      node.fail("topology '" + std::string(kind.name) + "' needs key '" + k.name + "'");
+  }
+  for (const ParamSpec& s : accepted.specs()) {
+    if (!s.default_value && !node.has(s.name)) {
+      node.fail("topology '" + std::string(kind.name) + "' needs key '" + s.name + "' (" +
+                s.description + ")");
     }
   }
 }
@@ -170,28 +158,31 @@ IbSwitchSpec bind_ib_switch(const ConfigNode& n, nlohmann::ordered_json& out) {
 }  // namespace
 
 FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus) {
-  const BoundParams b = bind(fabric_params(), node);
-  FabricConfig c;
-  c.topology = b.str("topology");
-  c.fluid = b.str("model") == "flow";
-  const TopologyKind& kind = *find_topology(c.topology);
+  const TopologyKind& kind = read_topology(node);
   const bool takes_gpus = system_gpus > 0 && (kind.needs & kKeyGpus) != 0;
-  check_keys(kind, b, node, takes_gpus ? kKeyGpus : 0u);
-  c.gpus = static_cast<int>(b.integer("gpus"));
+  Params accepted = core_params();
+  add_topology_keys(accepted, kind, takes_gpus ? kKeyGpus : 0u);
+  check_keys(kind, accepted, node);
+  const BoundParams b = bind(accepted, node);
+  const auto size = [&](const char* key) {
+    return accepted.find(key) != nullptr ? static_cast<int>(b.integer(key)) : 0;
+  };
+  FabricConfig c;
+  c.topology = std::string(kind.name);
+  c.fluid = b.str("model") == "flow";
+  c.gpus = size("gpus");
   if (takes_gpus && !b.present("gpus")) c.gpus = system_gpus;
-  if (system_gpus > 0 && b.present("gpus") && c.gpus != system_gpus) {
+  if (system_gpus > 0 && accepted.find("gpus") != nullptr && b.present("gpus") &&
+      c.gpus != system_gpus) {
     node.fail_key("gpus", "fabric.gpus = " + std::to_string(c.gpus) +
                               " but the system's \"gpus\" is " + std::to_string(system_gpus) +
                               " (drop fabric.gpus: the fabric takes the system's count)");
   }
-  c.nodes = static_cast<int>(b.integer("nodes"));
-  c.gpus_per_node = static_cast<int>(b.integer("gpus_per_node"));
-  c.rows = static_cast<int>(b.integer("rows"));
-  c.bidirectional = b.boolean("bidirectional");
-  c.nodes_per_leaf = static_cast<int>(b.integer("nodes_per_leaf"));
-  c.oversubscription = b.real("oversubscription");
-  c.striped = b.str("placement") == "striped";
+  c.nodes = size("nodes");
+  c.gpus_per_node = size("gpus_per_node");
+  c.striped = accepted.find("placement") != nullptr && b.str("placement") == "striped";
   c.local_latency = b.duration("local_latency");
+  c.own = capture(own_params(kind), b);
   c.resolved = b.resolved();
   if (takes_gpus) c.resolved["gpus"] = c.gpus;
   c.link = bind_link(b.node("link"), c.resolved["link"]);
@@ -199,9 +190,6 @@ FabricConfig parse_fabric_config(const ConfigNode& node, int system_gpus) {
   if (b.present("nic")) c.nic = bind_nic(b.node("nic"), c.resolved["nic"]);
   if (b.present("ib_switch"))
     c.ib_switch = bind_ib_switch(b.node("ib_switch"), c.resolved["ib_switch"]);
-  for (const OptionalKey& k : kOptionalKeys) {  // keys this topology ignores stay out of the dump
-    if (((kind.needs | kind.allows) & k.flag) == 0) c.resolved.erase(k.name);
-  }
   if (auto p = check_sizes(c)) node.fail_key(p->key, p->message);
   if ((kind.needs & kKeyNodes) != 0) c.resolved["gpus"] = c.nodes * c.gpus_per_node;
   return c;

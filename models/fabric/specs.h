@@ -1,9 +1,10 @@
 // The fabric's configuration: one top-level object (topology, sizes, local latency) with nested
 // objects "link", "switch", "nic" and "ib_switch", each declared once here as Params and bound into
-// a plain spec struct of strong unit types. Which nested objects and sizes a topology needs is a
-// table (kTopologies in builders.cpp); a key that the chosen topology does not use is an error, so
-// a config never carries settings that silently do nothing. Sources of the values live in
-// configs/presets/links/*.json, never in C++ defaults.
+// a plain spec struct of strong unit types. Which shared keys a topology needs, and which keys it
+// owns, is its row of the topology table (builders.h); its own keys' values land in
+// FabricConfig::own. A key that the chosen topology does not use is an error, so a config never
+// carries settings that silently do nothing. Sources of the values live in configs/, never in C++
+// defaults.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/fabric/topology_values.h"
 #include "sim/config.h"
 #include "sim/params.h"
 #include "sim/units.h"
@@ -63,19 +65,17 @@ struct FabricConfig {
   int gpus = 0;
   int nodes = 0;
   int gpus_per_node = 0;
-  int rows = 0;  // torus_2d: rows of the rows x (gpus / rows) grid
-  bool bidirectional = true;
-  int nodes_per_leaf = 0;         // leaf_spine: nodes under one rail leaf
-  double oversubscription = 1.0;  // leaf_spine: leaf down / up ports
-  bool striped = false;           // leaf_spine: node n in group n mod groups (else n / per leaf)
+  bool striped = false;  // placement: node n in group n mod groups (else n / nodes per group)
   Duration local_latency;
   LinkSpec link;
   std::optional<SwitchSpec> nvswitch;
   std::optional<NicSpec> nic;
   std::optional<IbSwitchSpec> ib_switch;
+  TopologyValues own;               // the keys the topology's row declares (TopologyKind::declare)
   nlohmann::ordered_json resolved;  // defaults filled in, nested objects included
 };
 
+// Every key of every topology (describe, --set, the schema); a config binds only its topology's.
 Params fabric_params();
 Params link_params();
 Params switch_params();

@@ -35,6 +35,9 @@ struct TopoEdge {
   Duration latency;
   uint32_t credits = 0;  // 0 = unlimited
   bool routable = true;  // false: the wire exists but routing never uses it (unidirectional ring)
+  // What one traversal costs routing (routes minimise the sum; 1 = a hop). A dragonfly's global
+  // links cost more, so that its minimal routes cross at most one (topologies/dragonfly.h).
+  uint8_t cost = 1;
 };
 
 struct Topology {

@@ -245,7 +245,8 @@ void GemmKernel::try_compute(uint32_t w) {
   Duration t = phase_time_;
   if (clock_ != nullptr) {
     t = clock_->scale(phase_time_);
-    wg.flop_rate = phase_flops_ / (static_cast<double>(t.count_ps()) * 1e-12);
+    wg.flop_rate = clock_->energy_weight(plan_.shape.precision) * phase_flops_ /
+                   (static_cast<double>(t.count_ps()) * 1e-12);
     clock_->matrix_begin(wg.flop_rate);
   }
   compute_ps_.inc(t.count_ps());

@@ -108,7 +108,7 @@ class GemmKernel : public Component, public AccessDone, public SliceWaiter {
     bool computing = false;
     bool busy = false;
     bool computed = false;  // has started a phase (fill is over)
-    double flop_rate = 0;   // FLOP/s of the running phase, as told to the clock controller
+    double flop_rate = 0;   // energy-weighted FLOP/s of the running phase, told to the clock
     Tick started{};
     Tick waiting_since = Tick::max();  // ready to compute but data missing (memory stall)
   };

@@ -17,7 +17,12 @@ namespace t3sim::gpu {
 
 // Which matrix rate of the GPU a GEMM's inner loop runs at (gpu_spec.h): FP16/BF16 tensor math,
 // TF32 tensor math on FP32 data, FP32 without tensor cores (SIMT), FP8 (and INT8) tensor math.
-enum class Precision { kFp16, kTf32, kFp32, kFp8 };
+// Operand formats of the matrix units. kFp16 and kBf16 run at the same dense rate (gpu_spec.h
+// flops_per_cu_cycle) but differ in energy per FLOP (power.h matrix_energy).
+enum class Precision { kFp16, kTf32, kFp32, kFp8, kBf16 };
+// Every precision, in enum order (for tables keyed by precision).
+inline constexpr Precision kPrecisions[] = {Precision::kFp16, Precision::kTf32, Precision::kFp32,
+                                            Precision::kFp8, Precision::kBf16};
 
 // A GEMM problem: `batch` independent C[m x n] = A[m x k] B[k x n] products (each with its own
 // A, B and C, laid out one after another), at `precision`.

@@ -62,6 +62,8 @@ std::string_view to_string(Precision precision) {
       return "fp32";
     case Precision::kFp8:
       return "fp8";
+    case Precision::kBf16:
+      return "bf16";
     default:
       return "fp16";
   }

@@ -102,7 +102,7 @@ struct GpuSpec {
 
 // FLOP per CU per cycle of `precision` (0: the preset gives none; a GEMM of it is refused).
 uint32_t matrix_rate(const GpuSpec& spec, Precision precision);
-std::string_view to_string(Precision precision);  // "fp16", "tf32", "fp32", "fp8"
+std::string_view to_string(Precision precision);  // "fp16", "tf32", "fp32", "fp8", "bf16"
 
 // Phases per WG for a K of `k` (one split) and phases requested ahead (>= 1), per the pipeline.
 uint64_t k_phases_for(const GpuSpec& spec, uint64_t k);

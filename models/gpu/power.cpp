@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/gpu/gpu_spec.h"
 #include "sim/simulator.h"
 
 namespace t3sim::gpu {
@@ -36,8 +37,26 @@ Params power_params() {
   p.required("min_clock", ParamKind::kFrequency, "lowest SM clock the controller sets");
   p.optional("window", ParamKind::kDuration, "10 us", "control period (fidelity knob)")
       .range(1e3, 1e12);
+  p.optional("matrix_energy", ParamKind::kObject, nullptr,
+             "energy per matrix FLOP by operand format, relative to the format matrix_sm was "
+             "measured with: {fp16, bf16, tf32, fp32, fp8}, each 1 unless given");
   return p;
 }
+
+namespace {
+
+Params matrix_energy_params() {
+  Params p;
+  for (const Precision f : kPrecisions) {
+    p.optional(std::string(to_string(f)), ParamKind::kReal, 1.0,
+               "energy per " + std::string(to_string(f)) +
+                   " matrix FLOP relative to matrix_sm's format")
+        .range(0.05, 20);
+  }
+  return p;
+}
+
+}  // namespace
 
 PowerSpec bind_power(const ConfigNode& node) {
   const BoundParams b = bind(power_params(), node);
@@ -52,6 +71,12 @@ PowerSpec bind_power(const ConfigNode& node) {
   s.max_clock = b.frequency("max_clock");
   s.min_clock = b.frequency("min_clock");
   s.window = b.duration("window");
+  if (b.present("matrix_energy")) {
+    const BoundParams e = bind(matrix_energy_params(), b.node("matrix_energy"));
+    for (const Precision f : kPrecisions) {
+      s.matrix_energy[static_cast<size_t>(f)] = e.real(std::string(to_string(f)));
+    }
+  }
   if (s.idle.value >= s.cap.value) node.fail_key("idle", "power.idle must be below power.cap");
   if (s.min_clock > s.max_clock) {
     node.fail_key("min_clock", "power.min_clock must not exceed power.max_clock");

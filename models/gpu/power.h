@@ -1,5 +1,6 @@
 // Power and clocks of one GPU. Board power is summed from what the GPU does in a control window:
-// idle power, matrix work (FLOPs issued, at an energy per FLOP that grows with the clock), SMs busy
+// idle power, matrix work (FLOPs issued, at an energy per FLOP that grows with the clock and depends
+// on the operand format: wider significands switch more multiplier bits per FLOP), SMs busy
 // with non-matrix kernels (collective channels, copy or reduction kernels, spinning kernels) and
 // DRAM bytes moved (energy per byte). A controller holds that power under the board's cap by
 // setting the SM clock once per window, as the GPU's power management does; matrix phases that
@@ -16,7 +17,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
+#include "models/gpu/gemm_plan.h"
 #include "sim/component.h"
 #include "sim/config.h"
 #include "sim/params.h"
@@ -40,6 +43,10 @@ struct PowerSpec {
   Frequency max_clock;          // boost clock: the controller never goes above it
   Frequency min_clock;
   Duration window;  // control period
+  // Energy per matrix FLOP of each operand format relative to the format matrix_sm was measured
+  // with, indexed by Precision (1 where the preset gives none).
+  std::vector<double> matrix_energy = std::vector<double>(std::size(kPrecisions), 1.0);
+  double matrix_energy_of(Precision p) const { return matrix_energy[static_cast<size_t>(p)]; }
 };
 
 Params power_params();
@@ -55,10 +62,12 @@ class ClockControl : public Component {
                std::function<uint64_t()> dram_bytes, std::function<uint32_t()> busy_sms);
   // A matrix time computed at the reference clock, at the current clock.
   Duration scale(Duration at_reference) const;
-  // A matrix phase starts (`flops_per_s` at the current clock) or ends (the same rate again):
-  // matrix energy is integrated over time from the running phases' summed rate.
+  // A matrix phase starts (`flops_per_s` at the current clock, weighted by energy_weight() of its
+  // format) or ends (the same rate again): matrix energy is integrated over time from the running
+  // phases' summed rate.
   void matrix_begin(double flops_per_s);
   void matrix_end(double flops_per_s);
+  double energy_weight(Precision p) const { return spec_.matrix_energy_of(p); }
   void kernel_started();
   void kernel_ended();
   double clock_ratio() const { return ratio_; }  // current clock / reference

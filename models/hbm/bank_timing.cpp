@@ -37,8 +37,10 @@ BankTiming BankTiming::bind(const BoundParams& b) {
   return t;
 }
 
-BankSet::BankSet(const BankTiming& t, uint32_t channels, uint64_t interleave)
-    : t_(t), channels_(channels), interleave_(interleave), banks_(t.banks) {}
+BankSet::BankSet(const BankTiming& t, uint32_t channels, uint64_t interleave, const PimUnit* pim)
+    : t_(t), channels_(channels), interleave_(interleave), pim_(pim), banks_(t.banks) {
+  if (pim_ != nullptr) alu_free_.assign(t.banks / pim_->banks_per_alu, Tick{});
+}
 
 bool BankSet::row_hit(uint64_t addr) const {
   const uint64_t chunk = local(addr) / t_.row.count();
@@ -58,9 +60,37 @@ Tick BankSet::open(Bank& b, uint64_t row, Tick earliest) {
   return b.col_ok;
 }
 
+Tick BankSet::update_in_bank(uint32_t index, Tick ready, Tick operand_in, uint64_t n,
+                             Bandwidth nmc_bank) {
+  Bank& b = banks_[index];
+  if (pim_ == nullptr) {  // bandwidth model: the RMW follows the data; PRECHARGE waits for it
+    const Tick rmw = operand_in + transfer_time(Bytes(n), nmc_bank);
+    b.pre_ok = max(b.pre_ok, rmw + t_.tWR);
+    return rmw;
+  }
+  // PIM unit: read the old data, wait for the operand and the shared ALU, write the sum back.
+  const Duration columns = t_.tCCD * ((n + 31) / 32);
+  Tick& alu = alu_free_[index / pim_->banks_per_alu];
+  const Tick start = max(max(ready + columns, operand_in), alu);
+  alu = start + pim_->issue_time(n);
+  const Tick written = start + pim_->op_time(n) + columns;
+  b.col_ok = max(b.col_ok, written + t_.tWR);  // the bank is held until write recovery
+  b.pre_ok = max(b.pre_ok, written + t_.tWR);
+  return written;
+}
+
 BankPlan BankSet::plan(const common::MemRequest& r, uint64_t offset, uint64_t len, Tick earliest,
                        Bandwidth bus, Bandwidth nmc_bank, bool nmc) {
-  saved_ = Saved{banks_, last_act_, any_act_, r, offset, earliest, bus, nmc_bank, nmc};
+  saved_.banks = banks_;  // assigned field by field: the vectors keep their capacity
+  saved_.alu_free = alu_free_;
+  saved_.last_act = last_act_;
+  saved_.any_act = any_act_;
+  saved_.r = r;
+  saved_.offset = offset;
+  saved_.earliest = earliest;
+  saved_.bus = bus;
+  saved_.nmc_bank = nmc_bank;
+  saved_.nmc = nmc;
   BankPlan p{earliest, earliest, earliest};
   const bool writes = r.cmd != common::MemCmd::kRead;
   uint64_t a = local(r.addr) + offset;
@@ -69,7 +99,8 @@ BankPlan BankSet::plan(const common::MemRequest& r, uint64_t offset, uint64_t le
   while (len > 0) {
     const uint64_t chunk = a / t_.row.count();
     const uint64_t n = std::min(len, t_.row.count() - a % t_.row.count());
-    Bank& b = banks_[chunk % t_.banks];
+    const auto index = static_cast<uint32_t>(chunk % t_.banks);
+    Bank& b = banks_[index];
     const uint64_t row = chunk / t_.banks;
     const bool hit = b.row == row;
     const Tick ready = hit ? max(earliest, b.col_ok) : open(b, row, earliest);
@@ -84,9 +115,7 @@ BankPlan BankSet::plan(const common::MemRequest& r, uint64_t offset, uint64_t le
     cursor = slot + xfer;
     b.pre_ok = max(b.pre_ok, writes ? cursor + t_.tWR : cursor);
     if (nmc && r.cmd == common::MemCmd::kUpdate) {
-      const Tick rmw = cursor + transfer_time(Bytes(n), nmc_bank);
-      b.pre_ok = max(b.pre_ok, rmw + t_.tWR);
-      p.nmc_done = max(p.nmc_done, rmw);
+      p.nmc_done = max(p.nmc_done, update_in_bank(index, ready, cursor, n, nmc_bank));
     }
     a += n;
     len -= n;
@@ -106,6 +135,7 @@ bool BankSet::prepare(uint64_t addr, Tick earliest) {
 
 void BankSet::truncate(uint64_t served) {
   banks_ = saved_.banks;
+  alu_free_ = saved_.alu_free;
   last_act_ = saved_.last_act;
   any_act_ = saved_.any_act;
   if (served == 0) return;

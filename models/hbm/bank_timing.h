@@ -9,7 +9,9 @@
 // obey tRRD (tFAW is not modelled); columns obey tCCD per 32 B atom; the
 // bus runs at peak x (1 - tRFC/tREFI) per channel (refresh as a derate); read->write waits tRTW,
 // write->read tWTR. An NMC UPDATE moves its data over the bus, then each chunk's bank performs the
-// read-modify-write at nmc_bandwidth / (channels x banks) and cannot precharge until tWR after it.
+// read-modify-write: with a PIM unit (pim_unit.h) the bank is held for its column reads, the
+// shared ALU, its column writes and tWR, so any later access to it waits; without one the RMW runs
+// at nmc_bandwidth / (channels x banks) and only the bank's PRECHARGE waits (tWR after it).
 // Sources: t3-paper.md Appendix A (HBM2 1 GHz set), JESD235/JESD238 structure; values in presets.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "models/common/memory.h"
+#include "models/hbm/pim_unit.h"
 #include "sim/params.h"
 #include "sim/units.h"
 
@@ -50,14 +53,17 @@ struct BankPlan {
 };
 
 // The banks of one channel. Contract: addresses are the Hbm's (global) addresses; `channels` and
-// `interleave` are the Hbm's, used to form the channel-local address.
+// `interleave` are the Hbm's, used to form the channel-local address; `pim` (may be null: the
+// bandwidth model) outlives the set and its banks_per_alu divides t.banks.
 class BankSet {
  public:
-  BankSet(const BankTiming& t, uint32_t channels, uint64_t interleave);
+  BankSet(const BankTiming& t, uint32_t channels, uint64_t interleave,
+          const PimUnit* pim = nullptr);
   // Whether the chunk holding `addr` has its row open.
   bool row_hit(uint64_t addr) const;
   // Plans moving bytes [offset, offset + len) of `r` with the bus free from `earliest`, and
-  // commits the banks' new state. `nmc_bank` = one bank's RMW throughput (UPDATE with NMC).
+  // commits the banks' new state. `nmc_bank` = one bank's RMW throughput (UPDATE with NMC and
+  // no PIM unit).
   BankPlan plan(const common::MemRequest& r, uint64_t offset, uint64_t len, Tick earliest,
                 Bandwidth bus, Bandwidth nmc_bank, bool nmc);
   // Opens, ahead of its data, the row that `addr` needs (PRECHARGE and ACT as early as the bank
@@ -85,15 +91,22 @@ class BankSet {
     return (block / channels_) * interleave_ + addr % interleave_;
   }
   Tick open(Bank& b, uint64_t row, Tick earliest);
+  // In-bank read-modify-write of an n-byte UPDATE chunk of bank `index` whose columns are ready at
+  // `ready` and whose operand has crossed the bus by `operand_in`; returns when its last write is
+  // done and commits the bank (and ALU) state.
+  Tick update_in_bank(uint32_t index, Tick ready, Tick operand_in, uint64_t n, Bandwidth nmc_bank);
 
   BankTiming t_;
   uint32_t channels_;
   uint64_t interleave_;
+  const PimUnit* pim_;
   std::vector<Bank> banks_;
+  std::vector<Tick> alu_free_;  // per PIM ALU: when it takes its next chunk (PIM unit only)
   Tick last_act_{};
   bool any_act_ = false;
   struct Saved {
     std::vector<Bank> banks;
+    std::vector<Tick> alu_free;
     Tick last_act;
     bool any_act;
     common::MemRequest r;

@@ -22,8 +22,8 @@ Duration ChannelTiming::service(common::MemCmd cmd, uint64_t bytes) const {
 Channel::Channel(ChannelEnv& env, std::unique_ptr<ArbitrationPolicy> policy)
     : env_(env), policy_(std::move(policy)) {
   if (env.timing.bank != nullptr) {
-    banks_ =
-        std::make_unique<BankSet>(*env.timing.bank, env.timing.channels, env.timing.interleave);
+    banks_ = std::make_unique<BankSet>(*env.timing.bank, env.timing.channels, env.timing.interleave,
+                                       env.timing.pim);
     lookahead_banks_.assign((banks_->banks() + 63) / 64, 0);
   }
   // The rings grow on first use: a sub-queue or pipeline a run never uses (the in-bank pipeline

@@ -40,7 +40,8 @@ struct ChannelTiming {
   Bytes burst;
   UpdateMode update = UpdateMode::kNmc;
   const BankTiming* bank = nullptr;  // bank fidelity when set
-  Bandwidth nmc_bank;                // one bank's RMW throughput (bank fidelity)
+  Bandwidth nmc_bank;                // one bank's RMW throughput (bank fidelity, no PIM unit)
+  const PimUnit* pim = nullptr;      // the in-bank RMW's PIM unit (bank fidelity, update nmc)
   uint32_t channels = 1;             // of the Hbm, to form channel-local addresses
   uint64_t interleave = 1;
 

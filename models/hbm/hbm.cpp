@@ -13,11 +13,15 @@ Hbm::Hbm(Simulator& sim, Component* parent, std::string name, HbmConfig cfg)
       cfg_(std::move(cfg)),
       map_(cfg_.channels(), cfg_.interleave_bytes),
       env_{sim, path(),
-           ChannelTiming{cfg_.bus_bandwidth(), cfg_.channel_nmc_bandwidth(), cfg_.latency,
-                         cfg_.turnaround, cfg_.read_queue, cfg_.write_queue, cfg_.burst,
-                         cfg_.update, cfg_.fidelity == Fidelity::kBank ? &cfg_.bank : nullptr,
-                         cfg_.channel_nmc_bandwidth() / cfg_.bank.banks, cfg_.channels(),
-                         cfg_.interleave_bytes},
+           ChannelTiming{
+               cfg_.bus_bandwidth(), cfg_.channel_nmc_bandwidth(), cfg_.latency, cfg_.turnaround,
+               cfg_.read_queue, cfg_.write_queue, cfg_.burst, cfg_.update,
+               cfg_.fidelity == Fidelity::kBank ? &cfg_.bank : nullptr,
+               cfg_.channel_nmc_bandwidth() / cfg_.bank.banks,
+               cfg_.fidelity == Fidelity::kBank && cfg_.update == UpdateMode::kNmc && cfg_.pim
+                   ? &*cfg_.pim
+                   : nullptr,
+               cfg_.channels(), cfg_.interleave_bytes},
            stats_},
       policy_(cfg_.policy) {
   stats_.timeline_bin = cfg_.timeline_bin;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace t3sim::hbm {
 namespace {
@@ -62,6 +63,7 @@ Params hbm_params() {
   Params p;
   declare_channel(p);
   BankTiming::declare(p);
+  PimUnit::declare(p);
   for (const PolicySpec& s : policy_table()) s.declare(p);
   return p;
 }
@@ -102,6 +104,7 @@ HbmConfig HbmConfig::from(const ConfigNode& node) {
   c.update = update_mode(b.str("update"));
   c.fidelity = b.str("fidelity") == "bank" ? Fidelity::kBank : Fidelity::kChannel;
   c.bank = BankTiming::bind(b);
+  if (PimUnit::selected(b)) c.pim = PimUnit::bind(b);
   c.policy = b.str("policy");
   for (const PolicySpec& s : policy_table()) c.makers.emplace_back(std::string(s.name), s.bind(b));
   c.timeline_bin = b.duration("timeline_bin");
@@ -114,6 +117,12 @@ HbmConfig HbmConfig::from(const ConfigNode& node) {
   }
   if (c.fidelity == Fidelity::kBank && c.bank.tRFC >= c.bank.tREFI) {
     node.fail_key("tRFC", "tRFC must be shorter than tREFI");
+  }
+  if (c.pim && c.bank.banks % c.pim->banks_per_alu != 0) {
+    node.fail_key("pim_banks_per_alu", "pim_banks_per_alu (" +
+                                           std::to_string(c.pim->banks_per_alu) +
+                                           ") must divide banks (" + std::to_string(c.bank.banks) +
+                                           "); set it to a divisor of banks");
   }
   if (c.channel_nmc_bandwidth().bytes_per_second() == 0) {
     node.fail_key("nmc_bandwidth", "nmc_bandwidth / channels rounds to 0 B/s per channel");

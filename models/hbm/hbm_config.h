@@ -2,11 +2,12 @@
 // come from the policy table) and bound strictly from a config object. Fidelity notes live in
 // hbm.h; each value's provenance lives in the preset JSONs under configs/presets/hbm/.
 // Invariants after from(): channels() >= 1, the per-channel bus and NMC bandwidths are non-zero,
-// 0 <= write_low_watermark < write_high_watermark <= 1, tRFC < tREFI with bank fidelity, and a
-// maker exists for every policy in the table.
+// 0 <= write_low_watermark < write_high_watermark <= 1, tRFC < tREFI with bank fidelity, a PIM
+// unit's banks_per_alu divides banks, and a maker exists for every policy in the table.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/hbm/bank_timing.h"
+#include "models/hbm/pim_unit.h"
 #include "models/hbm/policy_table.h"
 #include "sim/config.h"
 #include "sim/params.h"
@@ -51,6 +53,9 @@ struct HbmConfig {
   UpdateMode update = UpdateMode::kNmc;
   Fidelity fidelity = Fidelity::kChannel;
   BankTiming bank;  // used when fidelity == kBank
+  // "nmc_timing": "pim": the in-bank RMW's PIM unit (used with bank fidelity and update nmc);
+  // empty: nmc_bandwidth / (channels x banks) per bank.
+  std::optional<PimUnit> pim;
   std::string policy = "fr-fcfs";
   std::vector<std::pair<std::string, PolicyMaker>> makers;  // one per policy-table entry
   Duration timeline_bin;

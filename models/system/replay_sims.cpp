@@ -60,8 +60,9 @@ uint32_t elem_bytes(const Op& op) {
 gpu::Precision precision_of(const Op& op) {
   switch (op.dtype.value_or(workload::Dtype::kFp16)) {
     case workload::Dtype::kFp16:
-    case workload::Dtype::kBf16:
       return gpu::Precision::kFp16;
+    case workload::Dtype::kBf16:
+      return gpu::Precision::kBf16;
     case workload::Dtype::kTf32:
       return gpu::Precision::kTf32;
     case workload::Dtype::kFp8:

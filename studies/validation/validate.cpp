@@ -231,6 +231,7 @@ void add_measured(Plan& plan, const Env& env, const ToleranceFile& tol) {
                              : stem.rfind("gemm-memory", 0) == 0           ? "gemm-memory"
                              : stem.rfind("sustained-clock", 0) == 0       ? "sustained-clock"
                              : stem.rfind("hold", 0) == 0                  ? "hold"
+                             : stem.rfind("gemm-", 0) == 0                 ? "gemm"
                                                                            : stem;
     const bool known = kind == "gemm" || kind == "hbm" || kind == "contention" ||
                        kind == "concurrency" || kind == "gemm-memory" ||

@@ -120,9 +120,13 @@ double to_real(const Csv& csv, const Csv::Row& row, size_t col, const char* what
 
 }  // namespace
 
-gpu::Precision precision_of(const GemmPoint& p) {
-  return p.dtype == "tf32" ? gpu::Precision::kTf32 : gpu::Precision::kFp16;
+gpu::Precision precision_of(std::string_view dtype) {
+  if (dtype == "tf32") return gpu::Precision::kTf32;
+  if (dtype == "bf16") return gpu::Precision::kBf16;
+  return gpu::Precision::kFp16;
 }
+
+gpu::Precision precision_of(const GemmPoint& p) { return precision_of(p.dtype); }
 
 std::vector<GemmPoint> load_gemm_csv(const std::filesystem::path& file, bool fp32_column) {
   const std::string xla = "b,m,n,k,bf16_tflops,fp32_tflops";
@@ -346,7 +350,7 @@ studies::HeldCus corunner_for(const gpu::GpuSpec& spec, const SharingPoint& p) {
 }
 
 double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p) {
-  const gpu::GemmShape shape{p.m, p.n, p.k, 1, gpu::Precision::kFp16};
+  const gpu::GemmShape shape{p.m, p.n, p.k, 1, precision_of(p.dtype)};
   const double alone = studies::probe_gemm(system, shape).time_us;
   const gpu::GpuSpec spec = system::system_gpu_spec(system);
   const double with = studies::probe_gemm(system, shape, corunner_for(spec, p)).time_us;
@@ -354,12 +358,17 @@ double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p) {
 }
 
 std::vector<ClockPoint> load_clock_csv(const std::filesystem::path& file) {
-  const Csv csv = read_csv(file, {"m,n,k,background_kind,background_ctas,gemm_us,sm_clock_MHz,"
-                                  "power_W,background_GBps_rw"});
+  const std::string head =
+      "m,n,k,background_kind,background_ctas,gemm_us,sm_clock_MHz,power_W,background_GBps_rw";
+  const Csv csv = read_csv(file, {head, head + ",dtype"});
+  const bool has_dtype = csv.header != head;
   std::vector<ClockPoint> out;
   for (const auto& r : csv.rows) {
     ClockPoint c;
     c.line = r.line;
+    // Without a dtype column the rows are the calibration set's bf16 torch.matmul runs.
+    c.run.dtype = has_dtype ? r.fields[9] : "bf16";
+    if (c.run.dtype != "fp16" && c.run.dtype != "bf16") csv.fail(r.line, "dtype must be fp16 or bf16");
     c.run.m = to_u64(csv, r, 0, "m");
     c.run.n = to_u64(csv, r, 1, "n");
     c.run.k = to_u64(csv, r, 2, "k");
@@ -374,7 +383,7 @@ std::vector<ClockPoint> load_clock_csv(const std::filesystem::path& file) {
       csv.fail(r.line, "m, n, k and sm_clock_MHz must be positive");
     }
     c.label = std::to_string(c.run.m) + "x" + std::to_string(c.run.n) + "x" +
-              std::to_string(c.run.k) + ", " + k +
+              std::to_string(c.run.k) + " " + c.run.dtype + ", " + k +
               (c.run.sms > 0 ? " on " + std::to_string(c.run.sms) + " SMs" : "") + " (line " +
               std::to_string(r.line) + ")";
     out.push_back(c);
@@ -383,7 +392,7 @@ std::vector<ClockPoint> load_clock_csv(const std::filesystem::path& file) {
 }
 
 double sim_gemm_clock_mhz(const ConfigDoc& system, const ClockPoint& p) {
-  const gpu::GemmShape shape{p.run.m, p.run.n, p.run.k, 1, gpu::Precision::kFp16};
+  const gpu::GemmShape shape{p.run.m, p.run.n, p.run.k, 1, precision_of(p.run.dtype)};
   if (p.run.kind == "none") return studies::probe_gemm(system, shape).clock_mhz;
   const gpu::GpuSpec spec = system::system_gpu_spec(system);
   return studies::probe_gemm(system, shape, corunner_for(spec, p.run)).clock_mhz;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/common/memory.h"
@@ -36,6 +37,8 @@ struct GemmPoint {
 // SIMT peak [inferred]) or `dtype,m,n,k,median_us,tflops` (validation/cuda gemm_bench).
 std::vector<GemmPoint> load_gemm_csv(const std::filesystem::path& file, bool fp32_column = false);
 gpu::Precision precision_of(const GemmPoint& p);
+// "tf32", "bf16", else fp16.
+gpu::Precision precision_of(std::string_view dtype);
 
 struct MamfPoint {
   int line = 0;

@@ -67,7 +67,8 @@ int cmd_contention(const Args& args, const Env& env) {
     add_config_files(inputs, doc, "--system");
     refuse_input_output("--out", out, inputs);
   }
-  const gpu::GemmShape shape{m, n, k, 1, gpu::Precision::kFp16};
+  const gpu::GemmShape shape{m, n, k, 1,
+                             dtype == "bf16" ? gpu::Precision::kBf16 : gpu::Precision::kFp16};
   const studies::GemmProbe alone = studies::probe_gemm(doc, shape);
   std::ostringstream csv;
   csv << "# t3sim contention --system " << sys << ": simulated twin of contention_bench\n";

@@ -54,7 +54,7 @@ int cmd_gemm(const Args& args, const Env& env) {
   po::variables_map vm;
   if (!parse_options(args, desc, vm, nullptr, "t3sim gemm --system S -m M -n N -k K")) return 0;
   const std::map<std::string, gpu::Precision> precisions = {{"fp16", gpu::Precision::kFp16},
-                                                            {"bf16", gpu::Precision::kFp16},
+                                                            {"bf16", gpu::Precision::kBf16},
                                                             {"tf32", gpu::Precision::kTf32},
                                                             {"fp32", gpu::Precision::kFp32},
                                                             {"fp8", gpu::Precision::kFp8}};

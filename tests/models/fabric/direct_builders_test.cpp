@@ -12,7 +12,7 @@
 
 #include "fabric_test_util.h"
 #include "models/fabric/builders.h"
-#include "models/fabric/direct_builders.h"
+#include "models/fabric/topologies/direct.h"
 #include "sim/errors.h"
 
 namespace t3sim::fabric {

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "fabric_test_util.h"
-#include "models/fabric/leaf_spine.h"
+#include "models/fabric/topologies/leaf_spine.h"
 #include "sim/errors.h"
 
 namespace t3sim::fabric {
@@ -68,8 +68,8 @@ TEST(LeafSpine, ShapeReportsTheRealisedRatio) {
   c.topology = "leaf_spine";
   c.nodes = 128;
   c.gpus_per_node = 8;
-  c.nodes_per_leaf = 32;
-  c.oversubscription = 3.0;
+  c.own.set("nodes_per_leaf", int64_t{32});
+  c.own.set("oversubscription", 3.0);
   c.ib_switch = IbSwitchSpec{Duration::ns(200), Bandwidth::gbps(50), 64};
   const LeafSpineShape s = leaf_spine_shape(c);
   EXPECT_EQ(s.groups, 4);

@@ -7,6 +7,7 @@
 // ties between equally short next hops go to candidate (destination position mod count), D-mod-K.
 // A node's position is its index (placement "blocked") or, with "striped", group n mod groups and
 // slot n / groups: position (n mod groups) x nodes_per_leaf + n / groups.
+// Own keys: nodes_per_leaf, oversubscription; the shared key placement.
 // Contract: leaf_spine_shape() and check_leaf_spine() agree with what build_leaf_spine() builds.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include "models/fabric/builders.h"
 #include "models/fabric/specs.h"
 #include "models/fabric/topology.h"
+#include "sim/params.h"
 
 namespace t3sim::fabric {
 
@@ -27,6 +29,7 @@ struct LeafSpineShape {
   double oversubscription = 1.0;  // realised: nodes_per_leaf / uplinks
 };
 
+void declare_leaf_spine(Params& p);
 LeafSpineShape leaf_spine_shape(const FabricConfig& c);
 // Port budgets of leaves and spines against ib_switch.ports, if exceeded.
 std::optional<SizeProblem> check_leaf_spine(const FabricConfig& c);

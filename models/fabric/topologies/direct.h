@@ -7,8 +7,8 @@
 // hardware.md §2.1). nvlink_pairs: a PCIe host whose GPUs 2k and 2k+1 share an NVLink bridge
 // (fabric.link) and all hang off one non-blocking PCIe switch (fabric.switch; port rate, latency
 // paid on its egress; hardware.md §2.2). None maps onto itself under a rotation of GPU ids, so none
-// declares a symmetry for folded runs. Contract: builders describe wires and never route; sizes
-// pass check_direct_sizes first.
+// declares a symmetry for folded runs. torus_2d owns the key "rows". Contract: builders describe
+// wires and never route; sizes pass their checks first.
 #pragma once
 
 #include <optional>
@@ -16,14 +16,17 @@
 #include "models/fabric/builders.h"
 #include "models/fabric/specs.h"
 #include "models/fabric/topology.h"
+#include "sim/params.h"
 
 namespace t3sim::fabric {
 
-// Bad sizes of the topologies above (the key to blame and why), if any; nothing for the others.
-std::optional<SizeProblem> check_direct_sizes(const FabricConfig& c);
-
+// Each topology's bad sizes (the key to blame and why), if any.
+void declare_torus_2d(Params& p);
+std::optional<SizeProblem> check_torus_2d(const FabricConfig& c);
 Topology build_torus_2d(const FabricConfig& c);
+std::optional<SizeProblem> check_cube_mesh(const FabricConfig& c);
 Topology build_cube_mesh(const FabricConfig& c);
+std::optional<SizeProblem> check_nvlink_pairs(const FabricConfig& c);
 Topology build_nvlink_pairs(const FabricConfig& c);
 
 // The DGX-1V NVLink count of GPU pair (a, b): 0, 1 or 2 (0 for a == b or ids outside 0..7).

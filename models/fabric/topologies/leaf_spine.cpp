@@ -1,4 +1,4 @@
-#include "models/fabric/leaf_spine.h"
+#include "models/fabric/topologies/leaf_spine.h"
 
 #include <cmath>
 #include <string>
@@ -11,15 +11,30 @@ namespace {
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
+int nodes_per_leaf(const FabricConfig& c) {
+  return std::min(static_cast<int>(c.own.integer("nodes_per_leaf")), c.nodes);
+}
+
 }  // namespace
+
+void declare_leaf_spine(Params& p) {
+  p.required("nodes_per_leaf", ParamKind::kInt,
+             "nodes per group; each group has one leaf switch per rail")
+      .range(1, kMaxGpus);
+  p.optional("oversubscription", ParamKind::kReal, 1.0,
+             "leaf down / up ports (1 = full bisection); uplinks = "
+             "ceil(nodes_per_leaf / oversubscription)")
+      .range(1.0, 1024.0);
+}
 
 LeafSpineShape leaf_spine_shape(const FabricConfig& c) {
   LeafSpineShape s;
-  const int per_leaf = std::min(c.nodes_per_leaf, c.nodes);
+  const int per_leaf = nodes_per_leaf(c);
   s.groups = ceil_div(c.nodes, per_leaf);
   s.leaves = s.groups * c.gpus_per_node;
   if (s.groups > 1) {
-    s.uplinks = std::max(1, static_cast<int>(std::ceil(per_leaf / c.oversubscription - 1e-9)));
+    s.uplinks =
+        std::max(1, static_cast<int>(std::ceil(per_leaf / c.own.real("oversubscription") - 1e-9)));
     const int links = s.leaves * s.uplinks;
     s.spines = ceil_div(links, c.ib_switch->ports);
     s.spine_ports = ceil_div(links, s.spines);
@@ -31,13 +46,13 @@ LeafSpineShape leaf_spine_shape(const FabricConfig& c) {
 std::optional<SizeProblem> check_leaf_spine(const FabricConfig& c) {
   const LeafSpineShape s = leaf_spine_shape(c);
   const int ports = c.ib_switch->ports;
-  const int leaf_ports = std::min(c.nodes_per_leaf, c.nodes) + s.uplinks;
+  const int per_leaf = nodes_per_leaf(c);
+  const int leaf_ports = per_leaf + s.uplinks;
   if (leaf_ports > ports) {
     return SizeProblem{"nodes_per_leaf",
                        std::to_string(leaf_ports) + " ports needed on each leaf (" +
-                           std::to_string(std::min(c.nodes_per_leaf, c.nodes)) + " down, " +
-                           std::to_string(s.uplinks) + " up) but ib_switch.ports is " +
-                           std::to_string(ports) +
+                           std::to_string(per_leaf) + " down, " + std::to_string(s.uplinks) +
+                           " up) but ib_switch.ports is " + std::to_string(ports) +
                            " (lower nodes_per_leaf or raise oversubscription)"};
   }
   return std::nullopt;  // spines are sized to fit, so only the leaves can overflow
@@ -49,7 +64,7 @@ std::optional<SizeProblem> check_leaf_spine(const FabricConfig& c) {
 Topology build_leaf_spine(const FabricConfig& c) {
   const LeafSpineShape s = leaf_spine_shape(c);
   const int gpn = c.gpus_per_node;
-  const int per_leaf = std::min(c.nodes_per_leaf, c.nodes);
+  const int per_leaf = nodes_per_leaf(c);
   Topology t = start_topology(c, c.nodes * gpn);
   t.gpus_per_node = gpn;
   t.spread_block = gpn;

@@ -1,9 +1,10 @@
-#include "models/fabric/direct_builders.h"
+#include "models/fabric/topologies/direct.h"
 
 #include <array>
 #include <string>
 
 #include "models/fabric/build_parts.h"
+#include "models/fabric/topologies/basic.h"
 
 namespace t3sim::fabric {
 namespace {
@@ -40,25 +41,6 @@ TopoEdge link_edge(const LinkSpec& l, uint64_t links = 1) {
   return make_edge(l.bandwidth * links, l.latency, l.credits);
 }
 
-std::optional<SizeProblem> check_torus(const FabricConfig& c) {
-  const std::string shape =
-      "rows = " + std::to_string(c.rows) + " with gpus = " + std::to_string(c.gpus);
-  if (c.rows < 2) {
-    return SizeProblem{"rows",
-                       "'rows' must be at least 2 (a torus with one row is a ring: use "
-                       "topology ring)"};
-  }
-  if (c.gpus % c.rows != 0) {
-    return SizeProblem{"rows", shape + ": rows must divide gpus (columns = gpus / rows)"};
-  }
-  if (c.gpus / c.rows < 2) {
-    return SizeProblem{"rows", shape +
-                                   " leaves 1 column; each dimension needs at least 2 "
-                                   "(a torus with one column is a ring: use topology ring)"};
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 int cube_mesh_links(int a, int b) {
@@ -68,28 +50,54 @@ int cube_mesh_links(int a, int b) {
   return 0;
 }
 
-std::optional<SizeProblem> check_direct_sizes(const FabricConfig& c) {
-  if (c.topology == "torus_2d") return check_torus(c);
-  if (c.topology == "cube_mesh" && c.gpus != kCubeMeshGpus) {
-    return SizeProblem{"gpus",
-                       "cube_mesh is DGX-1's hybrid cube-mesh of 8 GPUs: 'gpus' must be 8, "
-                       "not " +
-                           std::to_string(c.gpus)};
+void declare_torus_2d(Params& p) {
+  p.required("rows", ParamKind::kInt,
+             "rows of the grid; columns = gpus / rows (each dimension at least 2)")
+      .range(0, kMaxGpus);
+}
+
+std::optional<SizeProblem> check_torus_2d(const FabricConfig& c) {
+  const int64_t rows = c.own.integer("rows");
+  const std::string shape =
+      "rows = " + std::to_string(rows) + " with gpus = " + std::to_string(c.gpus);
+  if (rows < 2) {
+    return SizeProblem{"rows",
+                       "'rows' must be at least 2 (a torus with one row is a ring: use "
+                       "topology ring)"};
   }
-  if (c.topology == "nvlink_pairs" && (c.gpus < 2 || c.gpus % 2 != 0)) {
+  if (c.gpus % rows != 0) {
+    return SizeProblem{"rows", shape + ": rows must divide gpus (columns = gpus / rows)"};
+  }
+  if (c.gpus / rows < 2) {
+    return SizeProblem{"rows", shape +
+                                   " leaves 1 column; each dimension needs at least 2 "
+                                   "(a torus with one column is a ring: use topology ring)"};
+  }
+  return std::nullopt;
+}
+
+std::optional<SizeProblem> check_cube_mesh(const FabricConfig& c) {
+  if (c.gpus == kCubeMeshGpus) return std::nullopt;
+  return SizeProblem{"gpus",
+                     "cube_mesh is DGX-1's hybrid cube-mesh of 8 GPUs: 'gpus' must be 8, not " +
+                         std::to_string(c.gpus)};
+}
+
+std::optional<SizeProblem> check_nvlink_pairs(const FabricConfig& c) {
+  if (c.gpus < 2 || c.gpus % 2 != 0) {
     return SizeProblem{"gpus",
                        "nvlink_pairs bridges GPUs 2k and 2k+1: 'gpus' must be even and at "
                        "least 2, not " +
                            std::to_string(c.gpus)};
   }
-  return std::nullopt;
+  return too_few_ports(c.gpus, c.nvswitch->ports, "switch", "PCIe switch");
 }
 
 // Each GPU links to its right and lower neighbour (wrapping); in a dimension of 2 the wrap-around
 // neighbour is the same GPU, so only the first of the pair builds the link.
 Topology build_torus_2d(const FabricConfig& c) {
   Topology t = start_topology(c, c.gpus);
-  const int rows = c.rows;
+  const int rows = static_cast<int>(c.own.integer("rows"));
   const int cols = c.gpus / rows;
   for (int g = 0; g < c.gpus; ++g) {
     const int r = g / cols;
