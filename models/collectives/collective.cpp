@@ -212,6 +212,8 @@ Geometry Collective::geometry(const CollectiveSpec& spec) const {
   }
   if (algo_ == Algo::kRing && planned_rings()) {
     g.rings = plan().channel_rings(channels_);
+  } else if (algo_ == Algo::kRing && rail_rings_apply()) {
+    g.rings = rail_rings(rails(), channels_);
   } else if (algo_ == Algo::kRing && fully_connected()) {
     g.rings = disjoint_rings(static_cast<int>(g.ranks.size()));
   }
@@ -232,6 +234,21 @@ ChannelPlan Collective::plan() const {
                                        group_[static_cast<size_t>(b)]);
   };
   return plan_rings(static_cast<int>(group_.size()), path, channels_);
+}
+
+NodeRails Collective::rails() const {
+  std::vector<int> node_of_rank;
+  for (const int gpu : group_) node_of_rank.push_back(lib_.node_of(gpu));
+  const RankPath path = [this](int a, int b) {
+    return machine_.fabric->path_links(group_[static_cast<size_t>(a)],
+                                       group_[static_cast<size_t>(b)]);
+  };
+  return find_rails(node_of_rank, path);
+}
+
+bool Collective::rail_rings_apply() const {
+  return lib_.ring_direction == RingDirection::kPlanned && !planned_rings() &&
+         rails().rotations.size() > 1;
 }
 
 // Every pair of the group joined by one direct link (xGMI meshes): rings then spread their

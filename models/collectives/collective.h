@@ -17,6 +17,7 @@
 #include "models/collectives/channel_plan.h"
 #include "models/collectives/executor.h"
 #include "models/collectives/library.h"
+#include "models/collectives/node_rails.h"
 #include "models/collectives/schedule.h"
 #include "models/collectives/tuner.h"
 #include "models/common/mirror.h"
@@ -92,9 +93,15 @@ class Collective : public Component, public ExecutorDone {
   Geometry geometry(const CollectiveSpec& spec) const;
   bool fully_connected() const;
   // Ring orders come from the channel planner: ring_direction "planned" and the group in one node
-  // (rings across nodes keep the group's order).
+  // (rings across nodes take their rails instead, rails()).
   bool planned_rings() const;
   ChannelPlan plan() const;
+  // The NICs a ring across the group's nodes crosses on (node_rails.h); empty rotations in one
+  // node, or where the fabric exposes no links.
+  NodeRails rails() const;
+  // Rings across nodes: every channel on its own rail (ring_direction "planned") instead of the
+  // group's order.
+  bool rail_rings_apply() const;
   bool one_switch() const;  // every group member two hops (one switch) from the first
   // Builds schedule_ folded under `rot` (FoldError if it does not fold or the fabric's routes
   // are not the same from every GPU).

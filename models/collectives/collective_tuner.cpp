@@ -50,13 +50,23 @@ TunerGroup Collective::tuner_group(bool multi_node) const {
     }
     return g;
   }
-  // A ring across nodes keeps the group's order: its slowest hop bounds every channel.
-  Bandwidth slowest = fab.path_bandwidth(group_.back(), first);
-  for (size_t i = 0; i + 1 < group_.size(); ++i) {
-    slowest = std::min(slowest, fab.path_bandwidth(group_[i], group_[i + 1]));
+  // A ring across nodes on one rail per channel (node_rails.h) is bounded by a GPU's own link or
+  // by the node's NICs together, as NCCL's tuner counts nics x NIC bandwidth; a ring that keeps
+  // the group's order, by its slowest hop.
+  const NodeRails r = rails();
+  if (rail_rings_apply()) {
+    const Bandwidth own = local >= 0 ? fab.path_bandwidth(first, local) : r.bandwidth;
+    g.cross_ring = wire(std::min(own, r.bandwidth));
+  } else {
+    Bandwidth slowest = fab.path_bandwidth(group_.back(), first);
+    for (size_t i = 0; i + 1 < group_.size(); ++i) {
+      slowest = std::min(slowest, fab.path_bandwidth(group_[i], group_[i + 1]));
+    }
+    g.cross_ring = wire(slowest);
   }
-  g.cross_ring = wire(slowest);
-  if (remote >= 0) {
+  if (r.nics > 0) {
+    g.node_net = wire(r.bandwidth);  // the node's NICs
+  } else if (remote >= 0) {
     const uint64_t per_node = group_.size() / nodes.size();
     g.node_net = wire(fab.path_bandwidth(first, remote)) * per_node;
   }

@@ -138,9 +138,14 @@ Schedule make_ring(const Geometry& g) {
       next[c * n + i] = b.connect(o[static_cast<size_t>(i)], o[static_cast<size_t>(mod(i + d, n))]);
     }
   }
+  // Lanes in ring order; folded, in rank order, so that every representative's lane comes before
+  // its images' (fold_stream.h: a rail ring across nodes, node_rails.h, visits other nodes first).
+  std::vector<int> pos_of(static_cast<size_t>(n));
   for (uint32_t c = 0; c < g.channels; ++c) {
     const RingOrder& o = order(c);
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n; ++i) pos_of[static_cast<size_t>(o[static_cast<size_t>(i)])] = i;
+    for (int k = 0; k < n; ++k) {
+      const int i = g.fold != nullptr ? pos_of[static_cast<size_t>(k)] : k;
       b.open_lane(o[static_cast<size_t>(i)], c);
       const RingLane l{o, i, c, next[c * n + i], next[c * n + mod(i - d, n)]};
       if (g.kind == Kind::kAllReduce) {

@@ -24,8 +24,9 @@ struct TunerGroup {
   int nodes = 1;
   Hw intra = Hw::kNvlink;  // the hardware of intra-node steps
   Bandwidth ring_bus;      // per GPU: the rings of one node (channel plan x link efficiency)
-  Bandwidth cross_ring;    // per GPU: a ring across nodes, its slowest hop (zero: one node)
-  Bandwidth node_net;      // per node: the sum of its GPUs' network paths (zero: one node)
+  Bandwidth cross_ring;    // per GPU: a ring across nodes (zero: one node): min(own link, the
+                           // node's NICs) with a rail per channel, else its slowest hop
+  Bandwidth node_net;      // per node: the sum of its NICs' rates (zero: one node)
   Bandwidth nvls_bus;      // per GPU: its switch port for NVLS (zero: no NVLS for this group)
   uint32_t channels = 1;   // channels of the collective (the per-channel caps scale with them)
   bool ll128 = true;       // LL128 allowed: every hop intra-node NVLink

@@ -48,9 +48,9 @@ namespace {
 Params matrix_energy_params() {
   Params p;
   for (const Precision f : kPrecisions) {
-    p.optional(std::string(to_string(f)), ParamKind::kReal, 1.0,
-               "energy per " + std::string(to_string(f)) +
-                   " matrix FLOP relative to matrix_sm's format")
+    p.optional(
+         std::string(to_string(f)), ParamKind::kReal, 1.0,
+         "energy per " + std::string(to_string(f)) + " matrix FLOP relative to matrix_sm's format")
         .range(0.05, 20);
   }
   return p;

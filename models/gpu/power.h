@@ -1,6 +1,6 @@
 // Power and clocks of one GPU. Board power is summed from what the GPU does in a control window:
-// idle power, matrix work (FLOPs issued, at an energy per FLOP that grows with the clock and depends
-// on the operand format: wider significands switch more multiplier bits per FLOP), SMs busy
+// idle power, matrix work (FLOPs issued, at an energy per FLOP that grows with the clock and
+// depends on the operand format: wider significands switch more multiplier bits per FLOP), SMs busy
 // with non-matrix kernels (collective channels, copy or reduction kernels, spinning kernels) and
 // DRAM bytes moved (energy per byte). A controller holds that power under the board's cap by
 // setting the SM clock once per window, as the GPU's power management does; matrix phases that

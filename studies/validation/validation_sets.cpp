@@ -368,7 +368,8 @@ std::vector<ClockPoint> load_clock_csv(const std::filesystem::path& file) {
     c.line = r.line;
     // Without a dtype column the rows are the calibration set's bf16 torch.matmul runs.
     c.run.dtype = has_dtype ? r.fields[9] : "bf16";
-    if (c.run.dtype != "fp16" && c.run.dtype != "bf16") csv.fail(r.line, "dtype must be fp16 or bf16");
+    if (c.run.dtype != "fp16" && c.run.dtype != "bf16")
+      csv.fail(r.line, "dtype must be fp16 or bf16");
     c.run.m = to_u64(csv, r, 0, "m");
     c.run.n = to_u64(csv, r, 1, "n");
     c.run.k = to_u64(csv, r, 2, "k");

@@ -82,6 +82,9 @@ int cmd_nccl_tests(const Args& args, const Env& env) {
   if (help) return 0;
   TimelineOptions trace_options;
   const std::string trace_path = o.trace.resolve(trace_options);
+  std::vector<std::string> sets{p2p_direct_override(o)};  // then the user's --set
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
+  o.sets = sets;
   ConfigDoc doc = load_system(env, o.system, o.sets);
   resolve_nccl_tests_gpus(o, system::system_gpus(doc));
   for (int g = 0; g < o.gpus; ++g) o.base.group.push_back(g);

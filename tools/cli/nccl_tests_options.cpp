@@ -161,7 +161,11 @@ NcclTestsOptions parse_nccl_tests(const Args& args, bool& help) {
       "channels, 1..64 (0 = the system's)")("set", po::value(&o.sets)->composing(),
                                             "override: path=value")(
       "compare", po::value(&o.compare), "measured CSV: size_bytes,time_us,algbw_gbps,busbw_gbps")(
-      "verbose,v", po::bool_switch(&o.verbose), "a comment line per size: choices, wall time")(
+      "p2p-direct", po::value(&o.p2p_direct)->default_value("auto"),
+      "auto | on | off: NCCL's P2P direct pointers (a ring's last receive moves no data); auto "
+      "assumes nccl-tests' one process for -t threads x -g GPUs, hence on; off: one process per "
+      "GPU (mpirun -np N ... -g 1)")("verbose,v", po::bool_switch(&o.verbose),
+                                     "a comment line per size: choices, wall time")(
       "full", po::bool_switch(&full),
       "simulate every GPU (default: GPU 0 alone when the run is rotation-symmetric)");
   o.trace.add(desc);
@@ -194,6 +198,9 @@ NcclTestsOptions parse_nccl_tests(const Args& args, bool& help) {
   if (vm.count("ngpus") != 0 && !vm["gpus"].defaulted()) {
     throw UsageError("give either --gpus or -t/-g, not both");
   }
+  if (o.p2p_direct != "auto" && o.p2p_direct != "on" && o.p2p_direct != "off") {
+    throw UsageError("--p2p-direct: '" + o.p2p_direct + "' is not auto, on or off");
+  }
   o.base.kind = o.kind->kind;
   o.base.root = root;
   o.base.algo = collectives::parse_algo(algo, "--algo");
@@ -203,6 +210,13 @@ NcclTestsOptions parse_nccl_tests(const Args& args, bool& help) {
   o.base.elem_bytes = o.type->bytes;
   o.base.fold = !full;
   return o;
+}
+
+std::string p2p_direct_override(const NcclTestsOptions& o) {
+  // nccl-tests drives all its threads' GPUs from one process: NCCL's P2P transport then passes
+  // direct pointers between them (validation/reference/hardware.md §5.1, directRecv).
+  const bool direct = o.p2p_direct != "off";
+  return std::string("collectives.p2p_direct=") + (direct ? "true" : "false");
 }
 
 void resolve_nccl_tests_gpus(NcclTestsOptions& o, int total) {

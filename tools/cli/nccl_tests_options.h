@@ -3,6 +3,9 @@
 // root of broadcast/reduce; -t threads x -g GPUs per thread choose the group (the first t x g GPUs;
 // default every GPU of the system); -n iterations and -w warm-up iterations are accepted and
 // printed, each simulated iteration being identical; -c 0 prints N/A in the #wrong columns.
+// Processes: nccl-tests runs its -t threads x -g GPUs in one process, where NCCL's P2P transport
+// hands out direct pointers (the library's "p2p_direct"); --p2p-direct off stands for one process
+// per GPU (mpirun -np N ... -g 1).
 // Contract: parse_nccl_tests() throws UsageError (exit 2) naming the option for any bad value.
 #pragma once
 
@@ -43,6 +46,8 @@ struct NcclTestsOptions {
   std::string compare;
   bool verbose = false;
   std::vector<std::string> sets;
+  // NCCL's P2P direct mode: auto (on: one process drives every GPU of the group), on, off.
+  std::string p2p_direct = "auto";
   collectives::CollectiveSpec base;  // everything but the size and the group
   TraceCli trace;                    // --trace-out: a timeline of the largest size
 
@@ -55,6 +60,9 @@ struct NcclTestsOptions {
 };
 
 NcclTestsOptions parse_nccl_tests(const Args& args, bool& help);
+// The "collectives.p2p_direct" override the run's process model implies ("...=true" or
+// "...=false"); applied before the --set overrides, so an explicit --set still wins.
+std::string p2p_direct_override(const NcclTestsOptions& o);
 // Sets o.gpus from --gpus / -t x -g against the system's `total`; UsageError if out of range.
 void resolve_nccl_tests_gpus(NcclTestsOptions& o, int total);
 

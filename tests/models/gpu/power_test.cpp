@@ -1,13 +1,15 @@
 // Tests of the power controller (models/gpu/power.h) on inline specs: its steady clock where the
 // power law can be solved by hand, its bounds, and its effect on a GEMM (tests/models/gpu/
 // gemm_rig.h): a tighter cap lowers the clock and lengthens a compute-bound GEMM; a cap the GEMM
-// never reaches runs it at the boost clock.
+// never reaches runs it at the boost clock; a format that costs more energy per FLOP runs at a
+// lower clock; the matrix_energy key binds per format and refuses unknown formats.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <memory>
 
 #include "models/gpu/power.h"
+#include "sim/config.h"
 #include "tests/models/gpu/gemm_rig.h"
 
 namespace t3sim::gpu {
@@ -78,9 +80,10 @@ TEST(PowerControl, NoKernelNoWindows) {
 }
 
 // A compute-bound GEMM (8 tiles on 4 CUs at 1 GHz, short DRAM latency) with a controller.
-Duration gemm_time(const PowerSpec* p, double* mean_mhz = nullptr) {
+Duration gemm_time(const PowerSpec* p, double* mean_mhz = nullptr,
+                   Precision format = Precision::kFp16) {
   const GpuSpec spec = testing::small_gpu();
-  testing::Rig rig(spec, 10_ns, 64, GemmShape{256, 512, 1024});
+  testing::Rig rig(spec, 10_ns, 64, GemmShape{256, 512, 1024, 1, format});
   std::unique_ptr<ClockControl> ctl;
   if (p != nullptr) {
     ctl = std::make_unique<ClockControl>(
@@ -106,6 +109,42 @@ TEST(PowerControl, TighterCapSlowsAComputeBoundGemm) {
   EXPECT_LT(fast, fixed);
   EXPECT_LT(tight_mhz, 1000.0);
   EXPECT_GT(loose_mhz, 1000.0);
+}
+
+TEST(PowerControl, AFormatWithMoreEnergyPerFlopRunsAtALowerClock) {
+  // Matrix power alone against the budget, as r^2 (exponent 2): 1.21x the energy per FLOP settles
+  // the clock 1.1x lower once the controller has converged; the GEMM takes longer.
+  PowerSpec p = spec_with(110, 2.0);
+  p.matrix_energy[static_cast<size_t>(Precision::kFp16)] = 1.21;
+  double fp16_mhz = 0, bf16_mhz = 0;
+  const Duration fp16 = gemm_time(&p, &fp16_mhz, Precision::kFp16);
+  const Duration bf16 = gemm_time(&p, &bf16_mhz, Precision::kBf16);
+  EXPECT_GT(fp16, bf16);
+  EXPECT_NEAR(bf16_mhz / fp16_mhz, 1.1, 0.03);
+}
+
+PowerSpec bind_json(const nlohmann::json& energy) {
+  nlohmann::json j = {{"cap", 700},
+                      {"idle", 90},
+                      {"matrix_sm", 5},
+                      {"busy_sm", 3},
+                      {"dram_pj_per_byte", 17},
+                      {"clock_exponent", 2},
+                      {"max_clock", "2 GHz"},
+                      {"min_clock", "0.8 GHz"}};
+  if (!energy.is_null()) j["matrix_energy"] = energy;
+  const ConfigDoc doc = config_from_json(j, "<test>");
+  return bind_power(ConfigNode::root(doc));
+}
+
+TEST(PowerControl, MatrixEnergyBindsPerFormatAndRefusesUnknownOnes) {
+  const PowerSpec given = bind_json({{"fp16", 1.1}});
+  EXPECT_DOUBLE_EQ(given.matrix_energy_of(Precision::kFp16), 1.1);
+  EXPECT_DOUBLE_EQ(given.matrix_energy_of(Precision::kBf16), 1.0);
+  const PowerSpec absent = bind_json(nullptr);
+  for (const Precision f : kPrecisions) EXPECT_DOUBLE_EQ(absent.matrix_energy_of(f), 1.0);
+  EXPECT_THROW(bind_json({{"fp17", 1.1}}), ConfigError);
+  EXPECT_THROW(bind_json({{"bf16", 0.0}}), ConfigError);
 }
 
 }  // namespace
