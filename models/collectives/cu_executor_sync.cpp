@@ -45,7 +45,12 @@ void CuExecutor::op_synced(uint64_t l) {
 }
 
 bool CuExecutor::direct_recv(const Op& op) const {
-  if (!x_.lib.p2p_direct || !x_.proto.fenced || op.flags != (kRecv | kWriteLocal)) return false;
+  // P2P read mode: NCCL gives unregistered buffers no direct pointers (DirectWrite needs a
+  // write-mode connection), so every receive copies out of the sender's buffer.
+  if (!x_.lib.p2p_direct || x_.lib.p2p_read || !x_.proto.fenced ||
+      op.flags != (kRecv | kWriteLocal)) {
+    return false;
+  }
   for (uint16_t k = 0; k < op.recvs; ++k) {
     if (x_.schedule.conns[x_.schedule.recv_conn(op, k)].inter_node) return false;
   }

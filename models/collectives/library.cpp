@@ -177,6 +177,11 @@ Params library_params() {
              "CU executor, Simple, intra-node: NCCL's direct pointers (one process drives every "
              "GPU): the sender stores a ring's final slice straight into the receiver's output, "
              "so the receive-only step waits for its flag and moves no bytes");
+  p.optional("p2p_read", ParamKind::kBool, false,
+             "CU executor, Simple, intra-node: NCCL's P2P transport in read mode (its default over "
+             "NVLink between compute-capability 8.0 GPUs): the Simple buffer sits with the sender "
+             "and the receiver loads from it, and NCCL hands out no direct pointers to buffers "
+             "the user did not register, so p2p_direct has no effect");
   return p;
 }
 
@@ -221,6 +226,7 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
                                         : RingDirection::kBackward;
   c.fair_share = b.boolean("fair_share");
   c.p2p_direct = b.boolean("p2p_direct");
+  c.p2p_read = b.boolean("p2p_read");
   return c;
 }
 

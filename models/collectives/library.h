@@ -98,6 +98,8 @@ struct LibraryConfig {
   bool fair_share = false;  // CU: a channel injects at most its share of its path's bandwidth
   bool p2p_direct =
       false;  // Simple, intra-node: the last receive of a ring finds its data in place
+  // Simple, intra-node: NCCL's P2P read mode; no direct pointers, so p2p_direct is void.
+  bool p2p_read = false;
 
   const ProtocolSpec& spec(Protocol p) const;
   // Without a tuner, auto-selection by size S (hardware.md §5.3): LL small, LL128 medium when

@@ -1,6 +1,7 @@
 #include "models/gpu/gemm_kernel.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/gpu/tile_select.h"
 #include "sim/errors.h"
@@ -65,6 +66,13 @@ void GemmKernel::configure() {
   phase_time_ = partition_
                     ? tile_compute_time(spec_, plan_.tile_m, plan_.tile_n, k, math)
                     : phase_time(spec_, plan_.tile_m, plan_.tile_n, k, plan_.elem_bytes, math);
+  // A kernel class for unaligned operand rows reaches only a share of the matrix rate.
+  const double share =
+      unaligned_matrix_share(spec_.unaligned_kernels, plan_.shape, plan_.elem_bytes);
+  if (share < 1.0) {
+    phase_time_ = Duration::ps(
+        static_cast<uint64_t>(std::ceil(static_cast<double>(phase_time_.count_ps()) / share)));
+  }
   phase_flops_ = 2.0 * plan_.tile_m * plan_.tile_n * static_cast<double>(k);
   l2_ = SliceCache(spec_.l2, static_cast<uint32_t>(plan_.panels() * p),
                    static_cast<uint32_t>(plan_.tiles()));

@@ -160,6 +160,9 @@ Params gpu_params() {
       .range(1, 1 << 20);
   p.required("cu_window", ParamKind::kBytes, "bytes in flight per collective CU").at_least(64);
   p.required("dma", ParamKind::kObject, "DMA engines (engines, bandwidth, setup, chunk, window)");
+  p.optional("unaligned_kernels", ParamKind::kObject, nlohmann::json::object(),
+             "matrix-rate share of the kernels the library runs when operand rows are not 16-byte "
+             "aligned, by alignment in bytes: {\"8\": s, \"4\": s, \"2\": s} (gemm_alignment.h)");
   p.optional("power", ParamKind::kObject, nlohmann::json::object(),
              "board power and its cap; the SM clock then follows a power controller (power.h); "
              "absent: the clock stays at gpu.clock");
@@ -218,6 +221,9 @@ GpuSpec bind_gpu(const ConfigNode& node) {
   s.cu_window = b.bytes("cu_window");
   s.dma = bind_dma(b.node("dma"));
   if (b.present("power")) s.power = bind_power(b.node("power"));
+  if (b.present("unaligned_kernels")) {
+    s.unaligned_kernels = bind_unaligned_kernels(b.node("unaligned_kernels"));
+  }
   return s;
 }
 

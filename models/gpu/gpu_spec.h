@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/gpu/dma_engine.h"
+#include "models/gpu/gemm_alignment.h"
 #include "models/gpu/gemm_plan.h"
 #include "models/gpu/power.h"
 #include "sim/config.h"
@@ -98,6 +99,9 @@ struct GpuSpec {
   // 0: every item from the counter. Late CTAs (no free SM at launch) still owe their R items.
   uint32_t persistent_static_rounds = 0;
   PowerSpec power;  // board power and clock control (disabled: the clock stays fixed)
+  // Kernel classes for operand rows not 16-byte aligned (gemm_alignment.h), largest alignment
+  // first; empty: every GEMM gets the aligned kernels.
+  std::vector<UnalignedKernel> unaligned_kernels;
 };
 
 // FLOP per CU per cycle of `precision` (0: the preset gives none; a GEMM of it is refused).
