@@ -1,9 +1,11 @@
 #include "models/system/replay_rank_groups.h"
 
 #include <algorithm>
+#include <span>
 
 #include <fmt/format.h>
 
+#include "models/workload/trace_groups.h"
 #include "sim/errors.h"
 
 namespace t3sim::system::replay_detail {
@@ -20,7 +22,7 @@ void fail_op(const Rank& k, int r, int op, const std::string& what) {
                     fmt::format("rank {}: op '{}' {}", r, at(k.trace->ops, op).id, what));
 }
 
-void resolve_groups(Rank& k, int rank, int gpus, const std::vector<std::vector<int>>& named) {
+void resolve_groups(Rank& k, int rank, int gpus) {
   const auto& ops = k.trace->ops;
   k.members.assign(ops.size(), {});
   k.named_group.assign(ops.size(), 0);
@@ -31,7 +33,8 @@ void resolve_groups(Rank& k, int rank, int gpus, const std::vector<std::vector<i
     if (!workload::is_collective(op.kind)) continue;
     const int oi = static_cast<int>(i);
     const int size = op.tp_group.value_or(k.trace->metadata.tp.value_or(0));
-    if (i >= named.size() || named[i].empty()) {
+    const std::span<const int> named = workload::op_group_ranks(*k.trace, op);
+    if (named.empty()) {
       if (size != gpus) {
         fail_op(k, rank, oi,
                 fmt::format("runs on a group of {} ranks, but the system has {} GPUs and the "
@@ -42,7 +45,7 @@ void resolve_groups(Rank& k, int rank, int gpus, const std::vector<std::vector<i
       k.members[i] = every;
       continue;
     }
-    const std::vector<int>& m = named[i];
+    const std::vector<int> m(named.begin(), named.end());
     std::vector<int> sorted = m;
     std::sort(sorted.begin(), sorted.end());
     const bool repeats = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();

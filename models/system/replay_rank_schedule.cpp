@@ -14,23 +14,19 @@ using workload::OpKind;
 
 RankScheduler::RankScheduler(const ConfigDoc& doc, const std::vector<workload::Trace>& traces,
                              const std::vector<std::string>& files, const ReplayOptions& options,
-                             int gpus, const std::vector<std::vector<std::vector<int>>>& named)
+                             int gpus)
     : gpus_(gpus), options_(options), sims_(doc, options, gpus), ranks_(traces.size()) {
-  static const std::vector<std::vector<int>> kNone;
-  for (size_t r = 0; r < traces.size(); ++r) {
-    build_rank(static_cast<int>(r), traces[r], files[r], r < named.size() ? named[r] : kNone);
-  }
+  for (size_t r = 0; r < traces.size(); ++r) build_rank(static_cast<int>(r), traces[r], files[r]);
   groups_ = match_collectives(ranks_);
   p2p_ = match_p2p(ranks_);
 }
 
-void RankScheduler::build_rank(int r, const workload::Trace& t, const std::string& file,
-                               const std::vector<std::vector<int>>& named) {
+void RankScheduler::build_rank(int r, const workload::Trace& t, const std::string& file) {
   Rank& k = ranks_[static_cast<size_t>(r)];
   k.trace = &t;
   k.file = &file;
   k.g = build_graph(t);
-  resolve_groups(k, r, gpus_, named);
+  resolve_groups(k, r, gpus_);
   k.partner = find_pairs(t, k.g, static_cast<uint64_t>(gpus_));
   unfuse_subgroups(k);
   const size_t n = t.ops.size();

@@ -22,10 +22,9 @@ namespace t3sim::system::replay_detail {
 
 class RankScheduler {
  public:
-  // `named`: per rank, per op, the group's global ranks (empty: none named; see replay_ranks.h).
+  // Each trace's ops run on the process groups its metadata names (workload/trace_groups.h).
   RankScheduler(const ConfigDoc& doc, const std::vector<workload::Trace>& traces,
-                const std::vector<std::string>& files, const ReplayOptions& options, int gpus,
-                const std::vector<std::vector<std::vector<int>>>& named);
+                const std::vector<std::string>& files, const ReplayOptions& options, int gpus);
   void run();
 
   std::vector<Rank>& ranks() { return ranks_; }
@@ -37,8 +36,7 @@ class RankScheduler {
   bool unsimulated_op(const Rank& k, size_t i) const;
 
  private:
-  void build_rank(int r, const workload::Trace& t, const std::string& file,
-                  const std::vector<std::vector<int>>& named);
+  void build_rank(int r, const workload::Trace& t, const std::string& file);
   double ready_time(const Rank& k, int u) const;
   void place_single(int r, int u);
   void place_group(const Group& grp);

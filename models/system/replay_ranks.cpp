@@ -49,8 +49,7 @@ void report_unmatched(const replay_detail::RankScheduler& s, const std::vector<s
 }  // namespace
 
 MultiRankReplay replay_ranks(const ConfigDoc& doc, const std::vector<Trace>& traces,
-                             const std::vector<std::string>& files, const ReplayOptions& options,
-                             const RankGroups& groups) {
+                             const std::vector<std::string>& files, const ReplayOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   MultiRankReplay m;
   m.mode = options.mode;
@@ -66,14 +65,11 @@ MultiRankReplay replay_ranks(const ConfigDoc& doc, const std::vector<Trace>& tra
                                   "r); replay with --set gpus={} or a system with {} GPUs",
                                   n, m.gpus, n, n));
   }
-  if (!groups.empty() && groups.size() != traces.size()) {
-    throw ConfigError("", "", "replay_ranks: one group list per trace is needed");
-  }
   for (size_t r = 0; r < traces.size(); ++r) {
     workload::check_trace(traces[r], files[r]);
     replay_detail::check_gemms(traces[r], doc, files[r]);
   }
-  replay_detail::RankScheduler s(doc, traces, files, options, m.gpus, groups);
+  replay_detail::RankScheduler s(doc, traces, files, options, m.gpus);
   report_unmatched(s, files, options.strict, m);
   s.run();
   double slowest_busy = 0;

@@ -7,10 +7,10 @@
 // from each rank's own start; its collective waits for the last GEMM); a rank's k-th send to rank
 // q is the k-th recv on q from it (peer offsets relative to the rank, as Chakra keeps them): the
 // send is eager and the recv ends when the data has arrived, or at its own start if later.
-// Process groups: a trace records only a group's size, so its collectives span every rank; the
-// ranks' Kineto profiles also name each group's global ranks (RankGroups), so TP groups inside a
-// node and DP groups across nodes match among their members and run on their own GPUs, and a
-// send/recv pairs the two GPUs it names (replay_rank_groups.h, replay_rank_match.h).
+// Process groups: an op that names one (its trace's metadata.process_groups, which Kineto imports
+// record) matches among that group's members and runs on their GPUs, so TP groups inside a node
+// and DP groups across nodes replay in one run, and a send/recv pairs the two GPUs it names; an
+// op naming none spans every rank (replay_rank_groups.h, replay_rank_match.h).
 // Fidelity: ops that overlap in time do not contend (as replay.h).
 // Contract: deterministic; a rank whose collectives do not match the others' (order, kind, bytes,
 // count) or a schedule that deadlocks is a ConfigError naming the rank's file, the op and the fix.
@@ -48,17 +48,13 @@ struct MultiRankReplay {
   double wall_s = 0;
 };
 
-// Per rank, per op of its trace: the global ranks of the op's process group in group order
-// (workload::KinetoImport::groups); an empty list (or no list for a rank) means every rank.
-using RankGroups = std::vector<std::vector<std::vector<int>>>;
-
 // Replays traces[r] as rank r's program; files[r] labels its errors. The system's GPU count must
 // equal the number of traces. A send or recv with no partner is replayed as its own transfer and
 // counted in one warning; options.strict refuses it (ConfigError naming the first).
 MultiRankReplay replay_ranks(const ConfigDoc& system_doc,
                              const std::vector<workload::Trace>& traces,
                              const std::vector<std::string>& files,
-                             const ReplayOptions& options = {}, const RankGroups& groups = {});
+                             const ReplayOptions& options = {});
 
 // {"ranks": [{"rank", "total_us", "compute_us", "comm_us", "wait_us", "exposed_comm_us",
 // "comm_ops", "unsimulated_comm_ops", "ops": [...]}...], "total_us", "slowest_rank", "mode",

@@ -374,6 +374,7 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
   out.trace.metadata.tp = group;
   out.trace.metadata.description =
       fmt::format("Chakra ET {}, rank {} of {} ({})", s.version, chosen, group, s.imported_file);
+  if (!options.compare_ranks) out.trace.metadata.rank = chosen;  // one rank's own program
   out.trace.ops = program.ops;
   check_trace(out.trace, s.imported_file);
   return out;

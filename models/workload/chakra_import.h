@@ -27,7 +27,8 @@ struct ChakraImportOptions {
   // than files: the files given stand for all (e.g. rank 0's file alone).
   std::optional<int> group;
   // False: import the chosen rank's program without comparing it with the others' (one trace
-  // per rank, for multi-rank replay: models/system/replay_ranks.h).
+  // per rank, for multi-rank replay: models/system/replay_ranks.h); the trace then records
+  // metadata.rank.
   bool compare_ranks = true;
 };
 

@@ -10,10 +10,12 @@
 #include <fmt/format.h>
 
 #include "models/workload/kineto_comms.h"
+#include "models/workload/kineto_fixed.h"
 #include "models/workload/kineto_groups.h"
 #include "models/workload/kineto_launch.h"
 #include "models/workload/kineto_names.h"
 #include "models/workload/kineto_schema.h"
+#include "models/workload/trace_groups.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
 
@@ -96,10 +98,12 @@ class Importer {
         "imported from the Kineto trace {} ({} GPU events; {:.1f} % of GPU time "
         "simulated)",
         file_, gpu.size(), summary_.simulated_share());
-    out.rank = rank_;
+    out.trace.metadata.rank = rank_;
     for (Pending& p : pending_) {
+      if (!p.ranks.empty()) {
+        p.op.process_group = intern_process_group(out.trace.metadata, std::move(p.ranks));
+      }
       out.trace.ops.push_back(std::move(p.op));
-      out.groups.push_back(std::move(p.ranks));
     }
     check_trace(out.trace, file_);
     summary_.gpu_events = static_cast<std::int64_t>(gpu.size());
@@ -278,6 +282,10 @@ class Importer {
 
   void push(const GpuEvent& e, Op op, KernelCategory category) {
     summary_.add(category, e.dur_us);
+    if (!is_simulated(category)) {
+      const KernelLaunch launch = e.cat == "kernel" ? launches_.launch_of(e.args) : KernelLaunch{};
+      summary_.add_fixed(fixed_reason(category, e.args, launch, events_), e.dur_us);
+    }
     const int n = per_stream_count_[e.cuda_stream]++;
     op.id = fmt::format("s{}.{}.{}", e.cuda_stream, n, to_string(op.kind));
     pending_.push_back({std::move(op), e.cuda_stream, e.start_us, e.start_us + e.dur_us});

@@ -35,15 +35,13 @@ struct KinetoImportOptions {
   bool keep_idle = true;
 };
 
+// The trace's metadata.rank is the profile's global rank (distributedInfo.rank) when recorded,
+// and each communication op whose profile names its process group points at that group's global
+// ranks in metadata.process_groups (trace_groups.h), so the ranks' traces replay together with
+// each group on its own GPUs (models/system/replay_ranks.h), from memory or from saved files.
 struct KinetoImport {
   Trace trace;
   ImportSummary summary;
-  std::optional<int> rank;  // the profile's global rank (distributedInfo.rank), when recorded
-  // Per op of `trace`: the global ranks of its process group in group order (kineto_groups.h);
-  // empty for ops that are not communication or whose profile records no group. The trace
-  // format keeps only the group's size, so a multi-rank replay of several profiles takes these
-  // (models/system/replay_ranks.h) to put each group on its GPUs.
-  std::vector<std::vector<int>> groups;
 };
 
 // Streams are renumbered: the lowest CUDA stream without collectives becomes 0, the lowest with

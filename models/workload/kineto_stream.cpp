@@ -27,12 +27,13 @@ constexpr std::array<std::string_view, 12> kKeptCats = {
 // Members of those events, and keys of their args, that the import reads.
 constexpr std::array<std::string_view, 8> kKeptMembers = {"ph",  "cat", "name", "ts",
                                                           "dur", "pid", "tid",  "args"};
-constexpr std::array<std::string_view, 18> kKeptArgs = {"External id",
+constexpr std::array<std::string_view, 19> kKeptArgs = {"External id",
                                                         "external id",
                                                         "correlation",
                                                         "stream",
                                                         "Input Dims",
                                                         "Input type",
+                                                        "Concrete Inputs",
                                                         "Collective name",
                                                         "In msg nelems",
                                                         "Out msg nelems",

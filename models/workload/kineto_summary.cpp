@@ -1,6 +1,7 @@
 #include "models/workload/kineto_summary.h"
 
 #include <algorithm>
+#include "models/workload/kineto_fixed.h"
 
 #include <fmt/format.h>
 
@@ -37,6 +38,12 @@ void ImportSummary::add(KernelCategory c, double dur_us) {
   Category& cat = categories.at(static_cast<std::size_t>(c));
   ++cat.ops;
   cat.gpu_us += dur_us;
+}
+
+void ImportSummary::add_fixed(FixedReason r, double dur_us) {
+  Category& c = fixed_reasons.at(static_cast<std::size_t>(r));
+  ++c.ops;
+  c.gpu_us += dur_us;
 }
 
 void add_warning(std::vector<ImportWarning>& warnings, const std::string& reason,
@@ -103,6 +110,19 @@ std::string format_summary(const ImportSummary& s) {
                        c.gpu_us, pct(c.gpu_us, s.gpu_us),
                        kCategories[i].simulated ? "simulated" : "fixed (measured)");
   }
+  bool header = false;
+  for (std::size_t i = 0; i < kFixedReasons; ++i) {
+    const ImportSummary::Category& c = s.fixed_reasons[i];
+    if (c.ops == 0) continue;
+    if (!header) {
+      out += fmt::format("\n  {:<46} {:>8} {:>14} {:>8}  {}", "why not simulated", "ops", "GPU us",
+                         "share", "in the profiler");
+      header = true;
+    }
+    const auto r = static_cast<FixedReason>(i);
+    out += fmt::format("\n  {:<46} {:>8} {:>14.1f} {:>7.1f}%  {}", describe(r), c.ops, c.gpu_us,
+                       pct(c.gpu_us, s.gpu_us), fix_hint(r).empty() ? "-" : fix_hint(r));
+  }
   out += fmt::format("\n  idle between kernels: {:.1f} us, {}", s.idle_us,
                      s.idle_kept ? "kept (each op's idle_us; replay waits it out)"
                                  : "DROPPED (--drop-idle): replay packs the kernels");
@@ -153,6 +173,19 @@ nlohmann::ordered_json to_json(const ImportSummary& s) {
   j["idle_kept"] = s.idle_kept;
   j["linked_by_launch"] = s.linked_by_launch;
   j["linked_by_external"] = s.linked_by_external;
+  nlohmann::ordered_json why = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < kFixedReasons; ++i) {
+    const ImportSummary::Category& c = s.fixed_reasons[i];
+    if (c.ops == 0) continue;
+    const auto r = static_cast<FixedReason>(i);
+    why.push_back({{"reason", to_string(r)},
+                   {"why", describe(r)},
+                   {"fix", fix_hint(r)},
+                   {"ops", c.ops},
+                   {"gpu_us", c.gpu_us},
+                   {"share_pct", pct(c.gpu_us, s.gpu_us)}});
+  }
+  j["not_simulated"] = std::move(why);
   j["warnings"] = warnings_json(s.warnings, "gpu_us");
   return j;
 }

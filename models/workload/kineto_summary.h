@@ -29,6 +29,20 @@ enum class KernelCategory {
 };
 inline constexpr std::size_t kKernelCategories = 9;
 
+// Why fixed GPU time is not simulated (kineto_fixed.h names and classifies them).
+enum class FixedReason {
+  kNoShapes,       // the launching op has no "Input Dims"
+  kConvNoStride,   // a convolution with shapes but no stride/padding
+  kConvolution,    // a convolution with everything recorded: not modelled
+  kUnknownKernel,  // linked to no host op
+  kGraph,          // replayed by a CUDA/HIP graph
+  kCopy,           // memcpy / memset
+  kOtherKernel,    // element-wise, norms, ...: not modelled
+  kUnusableGemm,   // a matmul with shapes the import cannot use (see the warnings)
+  kUnusableComm,   // an NCCL kernel unusable for another reason (see the warnings)
+};
+inline constexpr std::size_t kFixedReasons = 9;
+
 std::string_view to_string(KernelCategory c);
 bool is_simulated(KernelCategory c);
 
@@ -67,12 +81,15 @@ struct ImportSummary {
   std::int64_t linked_by_launch = 0;    // kernels linked through their runtime launch
   std::int64_t linked_by_external = 0;  // kernels linked through their External id
   std::vector<ImportWarning> warnings;
+  // The fixed GPU time by why it is not simulated (summing to the fixed categories' time).
+  std::array<Category, kFixedReasons> fixed_reasons{};
   // GPU events (kernel, memcpy, memset) with no "ph": not complete events, so not in the trace.
   std::int64_t without_ph = 0;
   double without_ph_us = 0;      // their summed "dur"
   std::string first_without_ph;  // JSON pointer of the first
 
   void add(KernelCategory c, double dur_us);
+  void add_fixed(FixedReason r, double dur_us);
   void warn(const std::string& reason, const std::string& detail, const std::string& pointer,
             double dur_us);
   double simulated_share() const;  // of gpu_us

@@ -54,6 +54,9 @@ struct Op {
   int stream = kComputeStream;
   std::vector<std::string> deps;  // ids this op waits for
   std::optional<int> tp_group;    // ranks in the group (required for collectives)
+  // Communication: the index of its process group in TraceMetadata::process_groups (the group's
+  // global ranks); unset: the group is the ranks 0 .. tp_group - 1 in order.
+  std::optional<int> process_group;
   int peer = 0;  // send/recv: the other rank as an offset in the group (rank + peer, mod group)
   int root = 0;  // broadcast/reduce: the root's rank in the group
   std::optional<Sublayer> sublayer;  // T3 sublayer tag

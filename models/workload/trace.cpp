@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/workload/json_stream.h"
+#include "models/workload/trace_groups.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
@@ -13,8 +14,9 @@ namespace {
 constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;
 
 std::vector<std::string> op_keys() {
-  return {"id",   "kind",     "name",     "shape", "bytes",       "duration_us", "dtype", "stream",
-          "deps", "tp_group", "sublayer", "pass",  "measured_us", "idle_us",     "peer",  "root"};
+  return {"id",          "kind",    "name", "shape",    "bytes",        "duration_us",
+          "dtype",       "stream",  "deps", "tp_group", "sublayer",     "pass",
+          "measured_us", "idle_us", "peer", "root",     "process_group"};
 }
 
 template <typename Enum>
@@ -82,6 +84,8 @@ void read_payload(const ObjectReader& r, Op& op, const TraceMetadata& metadata) 
   }
   if (r.has("tp_group")) {
     op.tp_group = static_cast<int>(r.integer("tp_group", 1, kMaxGroup));
+  } else if (collective && r.has("process_group")) {
+    // sized by its process group (read_op_group)
   } else if (collective && metadata.tp) {
     op.tp_group = metadata.tp;
   } else if (collective) {
@@ -89,6 +93,7 @@ void read_payload(const ObjectReader& r, Op& op, const TraceMetadata& metadata) 
            "a collective needs its group size; add \"tp_group\" to the op or \"tp\" "
            "to the trace metadata");
   }
+  read_op_group(r, op, metadata);
   read_ranks(r, op);
 }
 
@@ -136,13 +141,15 @@ TraceMetadata read_metadata(const ObjectReader& top) {
   TraceMetadata m;
   if (!top.has("metadata")) return m;
   const ObjectReader r(top.get("metadata"), top.file(), "/metadata", "trace metadata");
-  r.allow_only({"source", "model", "description", "tp", "tokens", "sequence_parallel"});
+  r.allow_only({"source", "model", "description", "tp", "tokens", "sequence_parallel", "rank",
+                "process_groups"});
   if (r.has("source")) m.source = r.string("source");
   if (r.has("model")) m.model = r.string("model");
   if (r.has("description")) m.description = r.string("description");
   if (r.has("tp")) m.tp = static_cast<int>(r.integer("tp", 1, kMaxGroup));
   if (r.has("tokens")) m.tokens = r.integer("tokens", 1, kMaxSize);
   if (r.has("sequence_parallel")) m.sequence_parallel = r.boolean("sequence_parallel");
+  read_rank_and_groups(r, m);
   return m;
 }
 
@@ -164,6 +171,7 @@ Json op_to_json(const Op& op) {
   j["stream"] = op.stream;
   j["deps"] = op.deps;
   if (op.tp_group) j["tp_group"] = *op.tp_group;
+  if (op.process_group) j["process_group"] = *op.process_group;
   if (is_point_to_point(op.kind)) j["peer"] = op.peer;
   if (is_rooted(op.kind) && op.root != 0) j["root"] = op.root;
   if (op.sublayer) j["sublayer"] = to_string(*op.sublayer);
@@ -183,6 +191,8 @@ Json metadata_to_json(const TraceMetadata& m) {
   if (m.tp) j["tp"] = *m.tp;
   if (m.tokens) j["tokens"] = *m.tokens;
   if (m.sequence_parallel) j["sequence_parallel"] = *m.sequence_parallel;
+  if (m.rank) j["rank"] = *m.rank;
+  if (!m.process_groups.empty()) j["process_groups"] = m.process_groups;
   return j;
 }
 

@@ -1,6 +1,7 @@
 // The versioned t3sim workload trace: metadata plus an ordered list of ops (op.h) forming a DAG.
-// Version 1 is the only version. The parser is strict: unknown keys are rejected with "did you
-// mean", and every error names the op id and the JSON pointer (e.g. /ops/3/shape/m). Writing is
+// Version 1 is the only version (keys added since, such as process groups, are optional, so older
+// files read unchanged: trace_groups.h). The parser is strict: unknown keys are rejected with "did
+// you mean", and every error names the op id and the JSON pointer (e.g. /ops/3/shape/m). Writing is
 // atomic (temp file + rename) and one op per line, so committed traces diff well.
 // Contract: parse_trace(to_json(t)) == t for every valid trace t. Spec: traces/README.md,
 // traces/schema.json.
@@ -33,6 +34,12 @@ struct TraceMetadata {
   std::optional<int> tp;    // default group size for collectives without tp_group
   std::optional<std::int64_t> tokens;
   std::optional<bool> sequence_parallel;
+  // The global rank whose program this is (a Kineto profile's distributedInfo.rank, a Chakra
+  // rank file's rank), when the trace is one rank's; a multi-rank replay orders ranks by it.
+  std::optional<int> rank;
+  // The process groups (communicators) the ops run on: each the global ranks in group order,
+  // named by an op's process_group index (trace_groups.h). Empty when no op names one.
+  std::vector<std::vector<int>> process_groups;
   bool operator==(const TraceMetadata&) const = default;
 };
 

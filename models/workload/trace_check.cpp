@@ -1,4 +1,5 @@
-// check_trace (declared in trace.h): id uniqueness, dependency resolution and cycle detection.
+// check_trace (declared in trace.h): id uniqueness, dependency resolution and cycle detection,
+// and that process groups name rows of the metadata's table (trace_groups.h).
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -6,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "models/workload/trace.h"
+#include "models/workload/trace_groups.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
 
@@ -102,6 +104,7 @@ void check_trace(const Trace& trace, const std::string& file) {
                                   "remove one of these deps",
                                   trace.ops[first].id, describe_cycle(trace, *cycle)));
   }
+  check_process_groups(trace, file);
 }
 
 }  // namespace t3sim::workload

@@ -8,8 +8,10 @@
 
 #include "models/system/replay_ranks.h"
 #include "models/workload/kineto_import.h"
+#include "models/workload/trace_groups.h"
 #include "sim/errors.h"
 #include "tests/models/system/small_systems.h"
+#include "tests/support/scratch_dir.h"
 
 namespace t3sim::system {
 namespace {
@@ -68,7 +70,6 @@ nlohmann::json all_reduce(const std::string& ranks, int size) {
 
 struct Imported {
   std::vector<workload::Trace> traces;
-  RankGroups groups;
   std::vector<std::string> files;
 };
 
@@ -79,7 +80,6 @@ Imported import_all(const std::vector<Profile>& profiles, bool strict = false) {
     workload::KinetoImport k =
         workload::import_kineto_profile(profiles[r].json, out.files.back(), {.strict = strict});
     out.traces.push_back(std::move(k.trace));
-    out.groups.push_back(std::move(k.groups));
   }
   return out;
 }
@@ -107,7 +107,7 @@ TEST(KinetoRanksReplay, SendAndRecvInTwoRankProfilesAreMatchedAsATransfer) {
   const Imported in = import_all(p);
   ASSERT_EQ(in.traces[0].ops.back().kind, OpKind::kSend);
   ASSERT_EQ(in.traces[1].ops.back().kind, OpKind::kRecv);
-  const MultiRankReplay m = replay_ranks(gpus(2), in.traces, in.files, {}, in.groups);
+  const MultiRankReplay m = replay_ranks(gpus(2), in.traces, in.files);
   EXPECT_EQ(m.matched_p2p, 1u);
   EXPECT_EQ(m.unmatched_p2p, 0u);
   EXPECT_TRUE(m.warnings.empty());
@@ -136,7 +136,7 @@ TEST(KinetoRanksReplay, TpAndDpGroupsOfDifferentSizesMapOntoTheirGpus) {
                   "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
   }
   const Imported in = import_all(p);
-  const MultiRankReplay m = replay_ranks(testing::two_nodes(), in.traces, in.files, {}, in.groups);
+  const MultiRankReplay m = replay_ranks(testing::two_nodes(), in.traces, in.files);
   EXPECT_EQ(m.collectives, 6u);
   const ReplayOp& tp = op_of(m, 5, OpKind::kAllReduce, 0);
   const ReplayOp& dp = op_of(m, 5, OpKind::kAllReduce, 1);
@@ -147,7 +147,59 @@ TEST(KinetoRanksReplay, TpAndDpGroupsOfDifferentSizesMapOntoTheirGpus) {
   EXPECT_DOUBLE_EQ(op_of(m, 4, OpKind::kAllReduce, 0).end_us(), tp.end_us());
   EXPECT_DOUBLE_EQ(op_of(m, 0, OpKind::kAllReduce, 1).duration_us, dp.duration_us);
   // Without the ranks' groups the same traces cannot be placed: tp_group 2 on 8 GPUs.
-  EXPECT_THROW(replay_ranks(testing::two_nodes(), in.traces, in.files), ConfigError);
+  std::vector<workload::Trace> anonymous = in.traces;
+  for (workload::Trace& t : anonymous) {
+    t.metadata.process_groups.clear();
+    for (workload::Op& op : t.ops) op.process_group.reset();
+  }
+  EXPECT_THROW(replay_ranks(testing::two_nodes(), anonymous, in.files), ConfigError);
+}
+
+// The replay's numbers without its run time (wall_s).
+nlohmann::ordered_json numbers(const MultiRankReplay& m) {
+  nlohmann::ordered_json j = to_json(m);
+  j.erase("wall_s");
+  return j;
+}
+
+// Import -> save -> load keeps each rank's process groups, so replaying the saved traces is the
+// same run as replaying the import: 8 ranks on two nodes, TP groups of 2 and DP groups of 4
+// all-reducing, and a send/recv inside each TP group.
+TEST(KinetoRanksReplay, SavedTracesKeepTheirGroupsAndReplayTheSame) {
+  std::vector<Profile> p;
+  for (int r = 0; r < 8; ++r) {
+    p.emplace_back(r, 8);
+    const int tp0 = r / 2 * 2;
+    const std::string tp = fmt::format("[{}, {}]", tp0, tp0 + 1);
+    p.back().comm(0, all_reduce(tp, 2), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    const int dp0 = r % 2;
+    p.back().comm(100,
+                  all_reduce(fmt::format("[{}, {}, {}, {}]", dp0, dp0 + 2, dp0 + 4, dp0 + 6), 4),
+                  "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    const bool sends = r % 2 == 0;
+    p.back().comm(300, p2p(sends ? "send" : "recv", sends ? r + 1 : r - 1, tp, 2),
+                  "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage)");
+  }
+  const Imported in = import_all(p);
+  const t3sim::testing::ScratchDir dir("kineto_ranks");
+  std::vector<workload::Trace> loaded;
+  for (size_t r = 0; r < in.traces.size(); ++r) {
+    const auto path = dir / fmt::format("rank{}.json", r);
+    workload::write_trace(in.traces[r], path);
+    loaded.push_back(workload::read_trace(path));
+    EXPECT_EQ(loaded.back(), in.traces[r]) << "rank " << r;
+    EXPECT_EQ(workload::trace_group_ranks(loaded.back()),
+              workload::trace_group_ranks(in.traces[r]));
+  }
+  EXPECT_EQ(loaded[5].metadata.rank, 5);
+  EXPECT_EQ(loaded[5].metadata.process_groups,
+            (std::vector<std::vector<int>>{{4, 5}, {1, 3, 5, 7}}));
+  const MultiRankReplay imported = replay_ranks(testing::two_nodes(), in.traces, in.files);
+  const MultiRankReplay saved = replay_ranks(testing::two_nodes(), loaded, in.files);
+  EXPECT_EQ(imported.collectives, 6u);
+  EXPECT_EQ(imported.matched_p2p, 4u);
+  EXPECT_EQ(numbers(saved), numbers(imported));
+  EXPECT_GT(saved.total_us, 0.0);
 }
 
 // Rank 0 sends to rank 1, which never receives: replayed as its own transfer and counted in one
@@ -157,7 +209,7 @@ TEST(KinetoRanksReplay, UnmatchedSendIsCountedOrRefusedUnderStrict) {
   p[0].comm(0, p2p("send", 1, "[0, 1]", 2), "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage)");
   p[1].compute(0, 10);
   const Imported in = import_all(p);
-  const MultiRankReplay m = replay_ranks(gpus(2), in.traces, in.files, {}, in.groups);
+  const MultiRankReplay m = replay_ranks(gpus(2), in.traces, in.files);
   EXPECT_EQ(m.unmatched_p2p, 1u);
   EXPECT_EQ(m.matched_p2p, 0u);
   ASSERT_EQ(m.warnings.size(), 1u);
@@ -167,7 +219,7 @@ TEST(KinetoRanksReplay, UnmatchedSendIsCountedOrRefusedUnderStrict) {
   ReplayOptions strict;
   strict.strict = true;
   try {
-    replay_ranks(gpus(2), in.traces, in.files, strict, in.groups);
+    replay_ranks(gpus(2), in.traces, in.files, strict);
     FAIL() << "an unmatched send under strict must be refused";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("no matching recv"), std::string::npos) << e.what();

@@ -3,7 +3,9 @@
 # all-reduce (traces/samples/chakra/) imported one trace per rank (`import-chakra --per-rank`)
 # replays as one run across dgx-a100's 8 GPUs in the single-program replay's time, with no rank
 # waiting; a rank that starts 50 us late makes every other rank wait exactly 50 us; ranks whose
-# collectives differ exit 2 with one line and write no timeline. `check` streams a timeline t3sim
+# collectives differ exit 2 with one line and write no timeline. --rank names a recorded rank;
+# Kineto profiles of 4 ranks with TP and DP groups replay the same from the traces
+# `import-kineto -o` saved (process groups kept). `check` streams a timeline t3sim
 # wrote and refuses one whose out-of-order slices partially overlap (simulated time: exact).
 # Usage: tests/integration/trace_ranks_cli_test.sh PATH/TO/t3sim
 set -euo pipefail
@@ -44,6 +46,56 @@ PY
 one=$("$T3SIM" replay "${RANKS[@]}" --rank 5 --system dgx-a100 --mode sequential --json |
   /usr/bin/python3 -c 'import json,sys; print("%.4f" % json.load(sys.stdin)["total_us"])')
 [[ $one == "$single" ]] || fail "--rank 5: $one us, want $single"
+
+# --rank names a recorded rank (the per-rank import's metadata.rank), in whatever order the files
+# come; a rank not in the set is one line listing the ranks found.
+one=$("$T3SIM" replay "$WORK"/r.{7,6,5,4,3,2,1,0}.json --rank 5 --system dgx-a100 --mode sequential \
+  --json | /usr/bin/python3 -c 'import json,sys; print("%.4f" % json.load(sys.stdin)["total_us"])')
+[[ $one == "$single" ]] || fail "--rank 5 of the reversed set: $one us, want $single"
+rc=0
+"$T3SIM" replay "${RANKS[@]}" --rank 9 --system dgx-a100 --mode sequential >/dev/null \
+  2>"$WORK/err" || rc=$?
+[[ $rc -ne 0 && $(wc -l <"$WORK/err") -eq 1 ]] || fail "--rank 9: exit $rc, $(cat "$WORK/err")"
+grep -q 'no rank 9 among the 8 trace(s) given; ranks found: 0, 1, 2, 3, 4, 5, 6, 7' "$WORK/err" ||
+  fail "--rank 9 lists no ranks: $(cat "$WORK/err")"
+
+# Kineto profiles of 4 ranks (TP groups [0, 1], [2, 3] and a DP group [0, 2] / [1, 3]): replayed
+# directly (given out of order) and as the traces `import-kineto -o` saved, the summary is the
+# same; --rank picks a profile by its distributedInfo.rank.
+/usr/bin/python3 - "$WORK" <<'PY'
+import json, sys
+for rank in range(4):
+    events, eid = [], 1
+    def comm(ts, ranks):
+        global eid
+        args = {"Collective name": "allreduce", "Group size": len(ranks), "External id": eid,
+                "Process Group Ranks": str(ranks), "In msg nelems": 65536,
+                "Out msg nelems": 65536, "dtype": "Float"}
+        events.append({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1,
+                       "tid": 1, "ts": ts, "dur": 1.0, "args": args})
+        events.append({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                       "pid": 0, "tid": 20, "ts": ts, "dur": 20.0,
+                       "args": {"External id": eid, "stream": 20}})
+        eid += 1
+    comm(0, [rank // 2 * 2, rank // 2 * 2 + 1])
+    comm(100, [rank % 2, rank % 2 + 2])
+    json.dump({"distributedInfo": {"rank": rank, "world_size": 4}, "traceEvents": events},
+              open(f"{sys.argv[1]}/k{rank}.pt.trace.json", "w"))
+PY
+for r in 0 1 2 3; do
+  "$T3SIM" trace import-kineto "$WORK/k$r.pt.trace.json" -o "$WORK/k$r.json" >/dev/null
+done
+"$T3SIM" replay "$WORK"/k{2,0,3,1}.pt.trace.json --system dgx-a100 --set gpus=4 \
+  --mode sequential >"$WORK/k_profiles.out"
+"$T3SIM" replay "$WORK"/k{3,1,0,2}.json --system dgx-a100 --set gpus=4 --mode sequential \
+  >"$WORK/k_saved.out"
+grep -q '4 collectives matched' "$WORK/k_profiles.out" || fail "profiles: $(cat "$WORK/k_profiles.out")"
+diff <(sed 's/| [0-9.]* s$//' "$WORK/k_profiles.out") <(sed 's/| [0-9.]* s$//' "$WORK/k_saved.out") \
+  >/dev/null || fail "saved traces replay differently: $(cat "$WORK/k_saved.out")"
+rc=0
+"$T3SIM" replay "$WORK"/k{0,1,2,3}.pt.trace.json --rank 4 --system dgx-a100 --set gpus=4 \
+  --mode sequential >/dev/null 2>"$WORK/err" || rc=$?
+[[ $rc -ne 0 ]] && grep -q 'ranks found: 0, 1, 2, 3' "$WORK/err" || fail "--rank 4: $(cat "$WORK/err")"
 
 # Rank 2 computes 50 us before the all-reduce: every other rank waits 50 us in it.
 for r in 0 1 2 3 4 5 6 7; do

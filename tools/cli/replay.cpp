@@ -3,16 +3,15 @@
 // the total, as a table or as JSON.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "cli/common.h"
 #include "cli/progress.h"
+#include "cli/replay_inputs.h"
 #include "cli/trace_options.h"
 #include "models/system/replay.h"
 #include "models/system/replay_ranks.h"
 #include "models/system/replay_timeline.h"
-#include "models/workload/kineto_import.h"
 #include "sim/atomic_file.h"
 #include "sim/errors.h"
 
@@ -83,72 +82,22 @@ void print_ranks(const system::MultiRankReplay& m) {
   }
 }
 
-// Whether `path` is a PyTorch profile rather than a t3sim trace: a ".pt.trace.json[.gz]" name, or
-// "traceEvents" in the first 64 KiB of a plain file (--kineto says so for any name).
-bool is_kineto_file(const std::string& path) {
-  if (path.ends_with(".pt.trace.json") || path.ends_with(".pt.trace.json.gz")) return true;
-  std::ifstream in(path, std::ios::binary);
-  std::string head(65536, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-      static_cast<unsigned char>(head[1]) == 0x8b) {
-    return false;  // a compressed profile is named so, or given with --kineto
-  }
-  return head.find("\"traceEvents\"") != std::string::npos;
-}
-
-// The ranks' profiles imported in memory, each op with its process group; ordered by their
-// distributedInfo.rank when every profile has a distinct one below their count.
-void import_profiles(std::vector<std::string>& files, std::vector<workload::Trace>& traces,
-                     system::RankGroups& groups, bool strict) {
-  std::vector<workload::KinetoImport> imports;
-  workload::KinetoImportOptions o;
-  o.strict = strict;
-  for (const auto& f : files) {
-    imports.push_back(workload::import_kineto_file(f, o));
-    for (const std::string& line : workload::format_warnings(imports.back().summary, f)) {
-      std::cerr << line << "\n";
-    }
-  }
-  std::vector<size_t> order(files.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::vector<int> seen(files.size(), 0);
-  bool by_rank = true;
-  for (const auto& k : imports) {
-    by_rank = by_rank && k.rank && static_cast<size_t>(*k.rank) < files.size() &&
-              seen[static_cast<size_t>(*k.rank)]++ == 0;
-  }
-  if (by_rank) {
-    for (size_t i = 0; i < imports.size(); ++i) order[static_cast<size_t>(*imports[i].rank)] = i;
-  }
-  std::vector<std::string> sorted;
-  for (const size_t i : order) {
-    sorted.push_back(files[i]);
-    traces.push_back(std::move(imports[i].trace));
-    groups.push_back(std::move(imports[i].groups));
-  }
-  files = std::move(sorted);
+void print_warnings(const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) std::cerr << line << "\n";
 }
 
 // Several rank traces: one run across the ranks (models/system/replay_ranks.h).
-int replay_ranks(const Env& env, std::vector<std::string> files, const std::string& sys,
+int replay_ranks(const Env& env, RankInputs in, const std::string& sys,
                  const std::vector<std::string>& sets, const system::ReplayOptions& options,
                  const std::string& timeline_path, const TimelineOptions& timeline_options,
-                 bool json, bool kineto) {
+                 bool json) {
   const ConfigDoc doc = load_system(env, sys, sets);
   std::vector<InputFile> inputs;
-  for (const auto& f : files) inputs.push_back({f, "a rank trace to replay"});
+  for (const auto& f : in.files) inputs.push_back({f, "a rank trace to replay"});
   add_config_files(inputs, doc, "a file of --system");
   refuse_input_output("--trace-out", timeline_path, inputs);
-  std::vector<workload::Trace> traces;
-  system::RankGroups groups;
-  if (kineto || std::all_of(files.begin(), files.end(), is_kineto_file)) {
-    import_profiles(files, traces, groups, options.strict);
-  } else {
-    for (const auto& f : files) traces.push_back(workload::read_trace(f));
-  }
-  const system::MultiRankReplay m = system::replay_ranks(doc, traces, files, options, groups);
+  for (const auto& lines : in.warnings) print_warnings(lines);
+  const system::MultiRankReplay m = system::replay_ranks(doc, in.traces, in.files, options);
   for (const std::string& w : m.warnings) std::cerr << "warning: " << w << "\n";
   if (!timeline_path.empty()) {
     Timeline tl(timeline_options);
@@ -198,7 +147,9 @@ int cmd_replay(const Args& args, const Env& env) {
       "the rank files are PyTorch profiles, whatever their names (a .pt.trace.json[.gz] name or "
       "\"traceEvents\" in a plain file says so anyway)")(
       "rank", integer(&rank, 0, 1 << 20),
-      "replay only this rank's trace, as every rank's program (default: every rank)");
+      "replay only this rank's trace (its recorded rank: a profile's distributedInfo.rank, a "
+      "trace's metadata.rank; else its place in the list), as every rank's program (default: "
+      "every rank, each on its GPU)");
   po::positional_options_description positional;
   positional.add("trace", 1);
   positional.add("rank-trace", -1);
@@ -218,16 +169,15 @@ int cmd_replay(const Args& args, const Env& env) {
   TimelineOptions timeline_options;
   const std::string timeline_path = timeline.resolve(timeline_options);
   rank_files.insert(rank_files.begin(), file);
-  if (vm.count("rank") && static_cast<size_t>(rank) >= rank_files.size()) {
-    throw UsageError("--rank: " + std::to_string(rank) + " is not one of the " +
-                     std::to_string(rank_files.size()) + " rank traces given");
+  RankInputs in = load_rank_inputs(rank_files, vm["kineto"].as<bool>(), options.strict);
+  if (in.files.size() > 1 && !vm.count("rank")) {
+    return replay_ranks(env, std::move(in), sys, sets, options, timeline_path, timeline_options,
+                        vm["json"].as<bool>());
   }
-  if (vm.count("rank")) file = rank_files[static_cast<size_t>(rank)];
-  if (rank_files.size() > 1 && !vm.count("rank")) {
-    return replay_ranks(env, rank_files, sys, sets, options, timeline_path, timeline_options,
-                        vm["json"].as<bool>(), vm["kineto"].as<bool>());
-  }
-  const workload::Trace trace = workload::read_trace(file);
+  const size_t chosen = vm.count("rank") ? pick_rank(in, rank) : 0;
+  file = in.files[chosen];
+  const workload::Trace trace = std::move(in.traces[chosen]);
+  print_warnings(in.warnings[chosen]);
   const ConfigDoc doc = load_system(env, sys, sets);
   std::vector<InputFile> inputs{{file, "the trace to replay"}};
   add_config_files(inputs, doc, "a file of --system");

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Imports every trace of the Kineto corpus (kineto_corpus.tsv, fetched by fetch_corpus.sh) with
 `t3sim trace import-kineto` and prints, per trace: imported or the one-line reason it was not,
-its GPU time, the share of that time simulated (GEMMs and communication) and the largest fixed
-category; then how many imported and the median share over the imported traces.
+its GPU time, the share of that time simulated (GEMMs and communication) and why the rest is not
+simulated, as counted reasons with their share (no shapes recorded: record_shapes off; a
+convolution without stride/padding; a kernel linked to no host op; ...); then how many imported,
+the median share over the imported traces, and per reason how many traces it costs and what to
+turn on in the profiler.
 
 Usage: traces/corpus/kineto_corpus.py T3SIM [CACHE_DIR] [--json OUT.json]
 """
@@ -41,9 +44,30 @@ def run_one(t3sim, path, tmp):
         s = json.load(f)
     fixed = [c for c in s.get("categories", []) if not c.get("simulated", False)]
     top = max(fixed, key=lambda c: c.get("gpu_us", 0), default=None)
+    why = sorted(s.get("not_simulated", []), key=lambda r: -r["gpu_us"])
     return {"imported": True, "gpu_us": s["gpu_us"], "simulated_pct": s["simulated_pct"],
             "largest_fixed": f"{top['category']} {top['share_pct']:.0f} %" if top else "",
-            "warnings": len(s.get("warnings", []))}
+            "not_simulated": why, "warnings": len(s.get("warnings", []))}
+
+
+def why_text(row):
+    """The reasons of one trace, largest first: "no shapes recorded (...) 63 %, ..."."""
+    parts = [f"{r['why']} {r['share_pct']:.0f} % ({r['ops']} ops)" for r in row["not_simulated"]
+             if r["share_pct"] >= 0.5]
+    return "; ".join(parts) if parts else "-"
+
+
+def tally(rows):
+    """Per reason over the imported traces: traces it applies to, GPU time, the fix."""
+    out = {}
+    for row in rows:
+        for r in row["not_simulated"]:
+            t = out.setdefault(r["reason"], {"why": r["why"], "fix": r["fix"], "traces": 0,
+                                              "ops": 0, "gpu_us": 0.0})
+            t["traces"] += 1
+            t["ops"] += r["ops"]
+            t["gpu_us"] += r["gpu_us"]
+    return sorted(out.values(), key=lambda t: -t["gpu_us"])
 
 
 def main():
@@ -68,7 +92,7 @@ def main():
             rows.append(r)
             if r["imported"]:
                 print(f"{name:58} imported  {r['gpu_us'] / 1000:10.2f} ms  "
-                      f"{r['simulated_pct']:5.1f} %  fixed: {r['largest_fixed']}")
+                      f"simulated {r['simulated_pct']:5.1f} %  not simulated: {why_text(r)}")
             else:
                 print(f"{name:58} NOT       {r['reason']}")
     ok = [r for r in rows if r["imported"]]
@@ -78,10 +102,16 @@ def main():
     weighted = sum(r["gpu_us"] * r["simulated_pct"] for r in ok) / gpu if gpu else 0.0
     print(f"{len(ok)}/{len(rows)} imported; median share of GPU time simulated {median:.1f} % "
           f"(GPU-time weighted {weighted:.1f} %)")
+    reasons = tally(ok)
+    for t in reasons:
+        share = 100.0 * t["gpu_us"] / gpu if gpu else 0.0
+        fix = f"; in the profiler: {t['fix']}" if t["fix"] else ""
+        print(f"  not simulated: {t['why']}: {t['traces']} traces, {t['ops']} ops, "
+              f"{share:.1f} % of the imported GPU time{fix}")
     if json_out:
         with open(json_out, "w", encoding="utf-8") as f:
             json.dump({"traces": rows, "imported": len(ok), "total": len(rows),
-                       "median_simulated_pct": median}, f, indent=1)
+                       "median_simulated_pct": median, "not_simulated": reasons}, f, indent=1)
     return 0
 
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "models/workload/kineto_import.h"
+#include "models/workload/trace_groups.h"
 #include "sim/errors.h"
 
 namespace t3sim::workload {
@@ -83,9 +84,11 @@ TEST(KinetoGroups, SendAndRecvBecomeOpsWithPeerOffsetsInTheirGroup) {
   EXPECT_EQ(send.peer, 2);
   EXPECT_EQ(k.trace.ops[1].kind, OpKind::kRecv);
   EXPECT_EQ(k.trace.ops[1].peer, 3);
-  EXPECT_EQ(k.rank, 3);
-  ASSERT_EQ(k.groups.size(), 2u);
-  EXPECT_EQ(k.groups[0], (std::vector<int>{1, 3, 5, 7}));
+  EXPECT_EQ(k.trace.metadata.rank, 3);
+  // Both ops run on the one group [1, 3, 5, 7]: one row of the trace's table.
+  EXPECT_EQ(k.trace.metadata.process_groups, (std::vector<std::vector<int>>{{1, 3, 5, 7}}));
+  EXPECT_EQ(send.process_group, 0);
+  EXPECT_EQ(k.trace.ops[1].process_group, 0);
   EXPECT_TRUE(k.summary.warnings.empty());
   EXPECT_EQ(parse_trace(to_json(k.trace), "again"), k.trace);
 }
@@ -134,9 +137,10 @@ TEST(KinetoGroups, CollectivesKeepTheirGroupsRanks) {
   k1["name"] = k2["name"] = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
   const KinetoImport k =
       import_kineto_profile(profile(5, {comms(1, ar), k1, comms(2, world), k2}), "c.json");
-  ASSERT_EQ(k.groups.size(), 2u);
-  EXPECT_EQ(k.groups[0], (std::vector<int>{4, 5}));
-  EXPECT_EQ(k.groups[1], (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  ASSERT_EQ(k.trace.ops.size(), 2u);
+  const std::vector<std::vector<int>> groups = trace_group_ranks(k.trace);
+  EXPECT_EQ(groups[0], (std::vector<int>{4, 5}));
+  EXPECT_EQ(groups[1], (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(k.trace.ops[0].tp_group, 2);
 }
 
