@@ -130,6 +130,13 @@ void sharing(SetRun& e, const ConfigDoc& doc, const std::vector<SharingPoint>& p
       "spinning thread) and streams its memory traffic (copy, read, reduction; none for spin and "
       "hold) through GPU 0's memory system and its L2, where it takes capacity from the GEMM's "
       "data (evict-first variants hold about one granule)");
+  const auto fixed = std::count_if(pts.begin(), pts.end(),
+                                   [](const SharingPoint& p) { return steady_clock_mhz(p) > 0; });
+  if (fixed > 0) {
+    e.notes.push_back(std::to_string(fixed) + " of " + std::to_string(pts.size()) +
+                      " rows measured the same SM clock alone and held (within 2 %, a GPU not "
+                      "power-limited): both runs simulated at that clock without the power model");
+  }
 }
 
 // The SM clock of sustained runs against NVML's reading (the power model).

@@ -301,11 +301,14 @@ std::vector<SharingPoint> load_hold_csv(const std::filesystem::path& file) {
   const std::string tail = "gemm_alone_sm_mhz,gemm_held_sm_mhz,held_smids";
   const Csv csv = read_csv(file, {head + tail, head + "hold_timeouts," + tail});
   const bool has_timeouts = csv.header.find("hold_timeouts") != std::string::npos;
+  const size_t clocks = has_timeouts ? 12 : 11;  // gemm_alone_sm_mhz, then gemm_held_sm_mhz
   std::vector<SharingPoint> out;
   for (const auto& r : csv.rows) {
     SharingPoint p;
     p.line = r.line;
     p.kind = "hold";
+    p.alone_mhz = to_real(csv, r, clocks, "gemm_alone_sm_mhz");
+    p.held_mhz = to_real(csv, r, clocks + 1, "gemm_held_sm_mhz");
     p.sms = static_cast<uint32_t>(to_u64(csv, r, 1, "hold_sms"));
     p.m = to_u64(csv, r, 3, "m");
     p.n = to_u64(csv, r, 4, "n");
@@ -349,7 +352,33 @@ studies::HeldCus corunner_for(const gpu::GpuSpec& spec, const SharingPoint& p) {
   return held;
 }
 
+double steady_clock_mhz(const SharingPoint& p) {
+  if (p.alone_mhz <= 0 || p.held_mhz <= 0) return 0.0;
+  const double lo = std::min(p.alone_mhz, p.held_mhz);
+  const double hi = std::max(p.alone_mhz, p.held_mhz);
+  return hi <= 1.02 * lo ? p.alone_mhz : 0.0;
+}
+
+namespace {
+
+// `system` with its GPU at a fixed `mhz` and no power controller.
+ConfigDoc at_fixed_clock(const ConfigDoc& system, double mhz) {
+  ConfigDoc fixed = system;
+  nlohmann::json& gpu = fixed.root["gpu"];
+  gpu.erase("power");
+  gpu["clock"] = std::to_string(static_cast<uint64_t>(std::llround(mhz))) + " MHz";
+  return fixed;
+}
+
+}  // namespace
+
 double sim_gemm_slowdown_pct(const ConfigDoc& system, const SharingPoint& p) {
+  const double mhz = steady_clock_mhz(p);
+  if (mhz > 0) {
+    SharingPoint run = p;
+    run.alone_mhz = run.held_mhz = 0;
+    return sim_gemm_slowdown_pct(at_fixed_clock(system, mhz), run);
+  }
   const gpu::GemmShape shape{p.m, p.n, p.k, 1, precision_of(p.dtype)};
   const double alone = studies::probe_gemm(system, shape).time_us;
   const gpu::GpuSpec spec = system::system_gpu_spec(system);

@@ -88,7 +88,14 @@ struct SharingPoint {
   std::string kind;
   uint64_t red_bytes = 0;
   uint64_t sleep_ns = 0;
+  // SM clocks the program measured for the GEMM alone and beside the other kernel (0: not given).
+  double alone_mhz = 0, held_mhz = 0;
 };
+// The clock a point's GEMM ran at in both of its runs when the GPU was not power-limited (the two
+// measured clocks agree within 2 %, as on a cool GPU at its boost clock): the simulator then runs
+// both at that fixed clock, without its power controller, whose sustained state the rows did not
+// reach. 0: run the power model (clocks not reported, or they moved).
+double steady_clock_mhz(const SharingPoint& p);
 // The co-runner of `p` as the GEMM probe simulates it on `spec`'s GPU (studies::HeldCus): its
 // SMs (held busy), and its memory stream (copy_kernel.h) as the program's kernel issues it.
 studies::HeldCus corunner_for(const gpu::GpuSpec& spec, const SharingPoint& p);

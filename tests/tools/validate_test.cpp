@@ -148,6 +148,13 @@ TEST(ValidationCsv, HoldRowsGiveTheHoldTimeAndRefuseWatchdogRows) {
   EXPECT_DOUBLE_EQ(pts[0].hold_us, 0.0);  // "end": the whole run
   EXPECT_NEAR(pts[0].slowdown_pct, 30.0, 1e-9);
   EXPECT_DOUBLE_EQ(pts[1].hold_us, 96.5);  // the measured overlap, not the nominal 100 us
+  EXPECT_DOUBLE_EQ(pts[0].alone_mhz, 1980.0);
+  EXPECT_DOUBLE_EQ(steady_clock_mhz(pts[0]), 1980.0);  // same clock alone and held
+  SharingPoint moved = pts[0];
+  moved.held_mhz = 1700;  // the held run was power-limited: the power model runs
+  EXPECT_DOUBLE_EQ(steady_clock_mhz(moved), 0.0);
+  moved.held_mhz = 1950;  // within 2 %
+  EXPECT_DOUBLE_EQ(steady_clock_mhz(moved), 1980.0);
   const fs::path bad = write_temp(
       "hold_bad.csv", head + "4,4,end,64,32,16,bf16,100,20100,201,20000,4,1980,1980,1\n");
   expect_row_error([&] { load_hold_csv(bad); }, bad, 2, "watchdog");
