@@ -33,7 +33,7 @@ std::vector<UnalignedKernel> bind_unaligned_kernels(const ConfigNode& node) {
   if (!node.json().is_object()) node.fail("must be an object {\"8\": share, \"4\": share, ...}");
   std::vector<UnalignedKernel> out;
   for (const auto& [key, value] : node.json().items()) {
-    if (key == "source" || key == "description") continue;
+    if (is_annotation_key(key)) continue;
     const ConfigNode v = node.child(key);
     uint64_t bytes = 0;
     try {

@@ -4,7 +4,10 @@
 // while no channel sends (the channels run in lock-step), which a 2-GPU ring, one sending step
 // in three, pays far more than an 8-GPU one (14 in 15): busbw then falls with fewer GPUs on a
 // switch, where NCCL's bus bandwidth is the same for every count (validation/reference/hardware.md
-// §5.5).
+// §5.5). NCCL's P2P read mode ("p2p_read"): over NVLink between compute-capability 8.0 GPUs the
+// receiver loads from the sender's buffer, and in that mode NCCL hands out no direct pointers to
+// unregistered buffers (validation/reference/nccl-tuning.md §7), so p2p_direct is void: every
+// receive of a ring copies its slice out of the buffer, as with p2p_direct off.
 #include <gtest/gtest.h>
 
 #include "models/collectives/collective.h"
@@ -22,7 +25,7 @@ struct Outcome {
   uint64_t hbm_bytes = 0;  // every class and command, all GPUs
 };
 
-Outcome run(int gpus, bool direct, uint64_t bytes) {
+Outcome run(int gpus, bool direct, uint64_t bytes, bool read = false) {
   Simulator sim;
   MachineOptions mo;
   mo.gpus = gpus;
@@ -30,6 +33,7 @@ Outcome run(int gpus, bool direct, uint64_t bytes) {
   TestMachine tm(sim, mo);
   const LibraryConfig lib = library({{"fair_share", true},
                                      {"p2p_direct", direct},
+                                     {"p2p_read", read},
                                      {"link_efficiency", 1.0},
                                      {"simple_step_latency", "4 us"},
                                      {"simple_base_latency", "0 ns"}});
@@ -86,6 +90,33 @@ TEST(P2pDirect, BusBandwidthOfTwoFourAndEightGpusAgree) {
   const double copy2 = bw(2, false);
   EXPECT_LT(copy2, 0.97 * bw(8, false));
   EXPECT_GT(bw(2, true) / copy2, eight / bw(8, false) + 0.03);
+}
+
+TEST(P2pRead, IsOffUnlessTheLibrarySetsIt) {
+  EXPECT_FALSE(library().p2p_read);
+  EXPECT_TRUE(library({{"p2p_read", true}}).p2p_read);
+}
+
+// With read mode the final receive of a 2-GPU ring copies its chunk again: S / 2 read from the
+// buffer and S / 2 stored per GPU, 2 S over the pair, exactly what p2p_direct saved.
+TEST(P2pRead, TheFinalReceiveCopiesEvenWithDirectPointersAsked) {
+  const uint64_t S = 16 << 20;
+  const Outcome direct = run(2, true, S);
+  const Outcome read = run(2, true, S, true);
+  const Outcome copy = run(2, false, S);
+  EXPECT_EQ(read.hbm_bytes - direct.hbm_bytes, 2 * S);
+  EXPECT_EQ(read.hbm_bytes, copy.hbm_bytes);
+  EXPECT_DOUBLE_EQ(read.us, copy.us);
+  EXPECT_GT(read.us, direct.us);
+}
+
+// Read mode leaves LL/LL128 alone and does nothing without p2p_direct.
+TEST(P2pRead, WithoutDirectPointersItChangesNothing) {
+  const uint64_t S = 4 << 20;
+  const Outcome copy = run(4, false, S);
+  const Outcome read = run(4, false, S, true);
+  EXPECT_EQ(read.hbm_bytes, copy.hbm_bytes);
+  EXPECT_DOUBLE_EQ(read.us, copy.us);
 }
 
 }  // namespace
