@@ -62,6 +62,10 @@ Collective::~Collective() = default;
 
 void Collective::build(const CollectiveSpec& spec) {
   Geometry g = geometry(spec);
+  if (const AlgorithmSpec& row = algorithm(algo_); row.refuse != nullptr) {
+    if (const std::string why = row.refuse(g); !why.empty())
+      throw ConfigError(path(), "/algo", why);
+  }
   if (!spec.fold) {
     check_simulated_bytes(bytes_, group_.size());
     schedule_ = algorithm(algo_).build(g);

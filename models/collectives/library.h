@@ -34,7 +34,21 @@ enum class Kind : uint8_t {
   kAllToAll,
   kSendRecv
 };
-enum class Algo : uint8_t { kAuto, kRing, kDirect, kHierarchical, kNvls, kTree };
+// An algorithm: a handle on a row of the algorithm table (algorithms.h), or auto. The table is the
+// one place an algorithm is registered; the constants below name the built-in rows that code
+// special-cases (algorithms.cpp checks they name the rows they say), and parse_algo() hands out
+// the others.
+struct Algo {
+  uint8_t row = 0;  // 0: auto; r > 0: algorithm_table()[r - 1]
+  static const Algo kAuto, kRing, kDirect, kHierarchical, kNvls, kTree;
+  friend constexpr bool operator==(Algo, Algo) = default;
+};
+inline constexpr Algo Algo::kAuto{0};
+inline constexpr Algo Algo::kRing{1};
+inline constexpr Algo Algo::kDirect{2};
+inline constexpr Algo Algo::kHierarchical{3};
+inline constexpr Algo Algo::kNvls{4};
+inline constexpr Algo Algo::kTree{5};
 enum class Protocol : uint8_t { kAuto, kSimple, kLL128, kLL };
 enum class Executor : uint8_t { kCu, kDma };
 enum class RingDirection : uint8_t { kPlanned, kForward, kBackward };

@@ -1,6 +1,7 @@
 // Spellings of the collective enums in configs, CLI options and output (algorithm names come from
 // the algorithm table, algorithms.h).
 #include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,8 +48,9 @@ const char* to_string(Protocol p) { return kProtos[static_cast<size_t>(p)]; }
 const char* to_string(Executor e) { return kExecs[static_cast<size_t>(e)]; }
 
 Algo parse_algo(const std::string& s, const std::string& what) {
-  for (const auto& row : algorithm_table()) {
-    if (row.name == s) return row.algo;
+  const std::span<const AlgorithmSpec> rows = algorithm_table();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].name == s) return algo_of_row(i);
   }
   if (s == "auto") return Algo::kAuto;
   unknown(s, algorithm_names(), what);

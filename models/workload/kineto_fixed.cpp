@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "models/workload/kineto_memory.h"
 #include "models/workload/kineto_names.h"
 
 namespace t3sim::workload {
@@ -23,10 +24,12 @@ constexpr std::array<ReasonInfo, kFixedReasons> kReasons = {{
      "profile with activities=[CPU, CUDA] so launches and ops are recorded"},
     {"cuda_graph", "CUDA graph replay (no op per kernel)",
      "profile a step without CUDA graphs (e.g. torch.compile mode=\"default\")"},
-    {"copy", "memcpy / memset (not modelled)", ""},
-    {"other_kernel", "element-wise and other kernels (not modelled)", ""},
+    {"copy", "memcpy / memset without direction or bytes", ""},
+    {"host_copy", "host/peer copy (PCIe, peer link not modelled)", ""},
+    {"other_kernel", "op outside the memory-op table (not modelled)", ""},
     {"unusable_gemm", "matmul the import cannot use", "see the import's warnings"},
     {"unusable_comm", "NCCL kernel the import cannot use", "see the import's warnings"},
+    {"unusable_memory", "memory-bound op the import cannot size", "see the import's warnings"},
 }};
 
 const ReasonInfo& info(FixedReason r) { return kReasons[static_cast<std::size_t>(r)]; }
@@ -68,6 +71,11 @@ FixedReason kernel_reason(KernelCategory category, const nlohmann::json* kernel_
       if (aten == nullptr) return FixedReason::kUnknownKernel;
       return has_arg(*aten, "Input Dims") ? FixedReason::kUnusableGemm : FixedReason::kNoShapes;
     }
+    case KernelCategory::kMemoryUnmodelled: {
+      const nlohmann::json* aten = innermost(launch, events, memory_family);
+      return aten != nullptr && has_arg(*aten, "Input Dims") ? FixedReason::kUnusableMemory
+                                                             : FixedReason::kNoShapes;
+    }
     case KernelCategory::kCollectiveUnmodelled: {
       const bool sized = kernel_args != nullptr && kernel_args->contains("In msg nelems");
       return sized || any_shapes(launch, events) ? FixedReason::kUnusableComm
@@ -89,6 +97,7 @@ FixedReason fixed_reason(KernelCategory category, const nlohmann::json* kernel_a
   if (category == KernelCategory::kMemcpy || category == KernelCategory::kMemset) {
     return FixedReason::kCopy;
   }
+  if (category == KernelCategory::kHostCopy) return FixedReason::kHostCopy;
   if (category == KernelCategory::kGraph) return FixedReason::kGraph;
   if (launch.stack.empty() && category != KernelCategory::kCollectiveUnmodelled) {
     return FixedReason::kUnknownKernel;

@@ -2,9 +2,10 @@
 // reasons each paired with what to change in the profiler: no shapes recorded (record_shapes
 // off), a convolution without its stride/padding ("Concrete Inputs", which PyTorch records with
 // record_shapes from 2.1), a kernel linked to no host op (an unknown kernel), a CUDA-graph
-// replay, copies and sets, element-wise and other kernels t3sim does not model, and matmuls or
-// NCCL kernels unusable for another reason (the import's warnings say which). Invariant: every
-// fixed GPU event has exactly one reason, so the reasons' time sums to the fixed time.
+// replay, copies and sets without direction or bytes, host or peer copies, ops outside the
+// memory-op table (kineto_memory.h), and matmuls, NCCL kernels or memory-bound ops unusable for
+// another reason (the import's warnings say which). Invariant: every fixed GPU event has exactly
+// one reason, so the reasons' time sums to the fixed time.
 #pragma once
 
 #include <cstddef>

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -10,11 +9,15 @@
 #include <fmt/format.h>
 
 #include "models/workload/kineto_comms.h"
+#include "models/workload/kineto_copies.h"
 #include "models/workload/kineto_fixed.h"
+#include "models/workload/kineto_gemm.h"
 #include "models/workload/kineto_groups.h"
 #include "models/workload/kineto_launch.h"
+#include "models/workload/kineto_memory.h"
 #include "models/workload/kineto_names.h"
 #include "models/workload/kineto_schema.h"
+#include "models/workload/kineto_streams.h"
 #include "models/workload/trace_groups.h"
 #include "sim/errors.h"
 #include "sim/strict_json.h"
@@ -30,14 +33,6 @@ struct GpuEvent {
   std::string name;
   std::string cat;  // lower case
   const nlohmann::json* args = nullptr;
-};
-
-struct Pending {
-  Op op;
-  std::int64_t cuda_stream = 0;
-  double start_us = 0;
-  double end_us = 0;
-  std::vector<int> ranks = {};  // communication: the group's global ranks (empty: not recorded)
 };
 
 std::string lower(std::string text) {
@@ -91,6 +86,7 @@ class Importer {
                         "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
     }
     for (const GpuEvent& e : gpu) add_event(e);
+    split_memory_bytes();
     assign_streams_and_deps();
     KinetoImport out;
     out.trace.metadata.source = "kineto";
@@ -99,7 +95,7 @@ class Importer {
         "simulated)",
         file_, gpu.size(), summary_.simulated_share());
     out.trace.metadata.rank = rank_;
-    for (Pending& p : pending_) {
+    for (KinetoPending& p : pending_) {
       if (!p.ranks.empty()) {
         p.op.process_group = intern_process_group(out.trace.metadata, std::move(p.ranks));
       }
@@ -134,7 +130,7 @@ class Importer {
   void add_event(const GpuEvent& e) {
     summary_.gpu_us += e.dur_us;
     if (e.cat != "kernel") {
-      push(e, fixed_op(e), copy_category(e));
+      add_copy(e);
       return;
     }
     const KernelLaunch launch = launches_.launch_of(e.args);
@@ -143,13 +139,15 @@ class Importer {
     }
     if (is_comm_kernel(e.name)) {
       add_collective(e, launch);
-    } else if (const std::optional<std::size_t> gemm = gemm_launcher(launch)) {
+    } else if (const std::optional<std::size_t> gemm = launcher(launch, is_gemm_op)) {
       add_gemm(e, *gemm);
     } else if (launch.graph) {
       unmodelled(e, KernelCategory::kGraph,
                  "kernels replayed by a CUDA graph (cudaGraphLaunch): the graph records no op or "
                  "shapes per kernel",
                  e.name, event_pointer(e.index));
+    } else if (const std::optional<std::size_t> memory = launcher(launch, memory_family)) {
+      add_memory(e, *memory);
     } else if (std::any_of(launch.stack.begin(), launch.stack.end(), [&](std::size_t i) {
                  return is_conv_op(kineto_string(events_[i], "name"));
                })) {
@@ -164,28 +162,76 @@ class Importer {
     }
   }
 
-  // The matmul op that launched the kernel: the innermost aten op around the launch, if it is
-  // one (an aten::copy_ inside aten::matmul launches a copy, not the GEMM).
-  std::optional<std::size_t> gemm_launcher(const KernelLaunch& launch) const {
+  // The op that launched the kernel, when the innermost aten op around the launch is one `pick`
+  // accepts (an aten::copy_ inside aten::matmul launches a copy, not the GEMM).
+  template <typename Pick>
+  std::optional<std::size_t> launcher(const KernelLaunch& launch, Pick pick) const {
     for (auto it = launch.stack.rbegin(); it != launch.stack.rend(); ++it) {
       const std::string name = kineto_string(events_[*it], "name");
       if (!name.starts_with("aten::")) continue;
-      if (is_gemm_op(name)) return *it;
+      if (pick(name)) return *it;
       return std::nullopt;
     }
     return std::nullopt;
   }
 
+  // Device copies and sets become memory ops; host and peer copies stay fixed.
+  void add_copy(const GpuEvent& e) {
+    const KinetoCopy copy = kineto_copy(e.name, e.cat, e.args);
+    if (const std::optional<std::int64_t> bytes = copy_memory_bytes(copy)) {
+      push(e, memory_op(e, *bytes, e.name), KernelCategory::kMemory);
+    } else if (copy.kind == CopyKind::kHost || copy.kind == CopyKind::kPeer) {
+      push(e, fixed_op(e), KernelCategory::kHostCopy);
+    } else {
+      push(e, fixed_op(e), copy_category(e));
+    }
+  }
+
+  // A kernel of a memory-bound op (kineto_memory.h): the op's bytes; without shapes, fixed.
+  void add_memory(const GpuEvent& e, std::size_t cpu) {
+    const std::string name = kineto_string(events_[cpu], "name");
+    const MemoryFamily& family = *memory_family(name);
+    const nlohmann::json* args = kineto_args(events_[cpu]);
+    if (args == nullptr || !args->contains("Input Dims")) {
+      push(e, fixed_op(e), KernelCategory::kMemoryUnmodelled);  // reason: no shapes recorded
+      return;
+    }
+    try {
+      const std::int64_t bytes =
+          memory_op_bytes(family, *args, file_, event_pointer(cpu) + "/args");
+      memory_by_op_[cpu].push_back(pending_.size());
+      push(e, memory_op(e, bytes, name + ": " + e.name), KernelCategory::kMemory);
+    } catch (const ConfigError& error) {
+      if (options_.strict) throw;
+      unmodelled(e, KernelCategory::kMemoryUnmodelled,
+                 fmt::format("{} ops ({}) without usable sizes", name, family.name), error.what(),
+                 error.pointer());
+    }
+  }
+
+  // A host op that launched n kernels: its bytes are split evenly over them, the remainder on the
+  // first (each kernel moves its share of the op's tensors).
+  void split_memory_bytes() {
+    for (const auto& [cpu, ops] : memory_by_op_) {
+      const auto n = static_cast<std::int64_t>(ops.size());
+      const std::int64_t total = pending_[ops.front()].op.bytes;
+      for (std::size_t i = 0; n > 1 && i < ops.size(); ++i) {
+        const std::int64_t share = total / n + (i == 0 ? total % n : 0);
+        pending_[ops[i]].op.bytes = std::max<std::int64_t>(share, 1);
+      }
+    }
+  }
+
   void add_gemm(const GpuEvent& e, std::size_t cpu) {
     if (const auto it = gemm_by_op_.find(cpu); it != gemm_by_op_.end()) {
-      Pending& merged = pending_[it->second];  // a split kernel of the same GEMM
+      KinetoPending& merged = pending_[it->second];  // a split kernel of the same GEMM
       *merged.op.measured_us = std::min(*merged.op.measured_us + e.dur_us, kMaxMicroseconds);
       merged.end_us = std::max(merged.end_us, e.start_us + e.dur_us);
       summary_.add(KernelCategory::kGemm, e.dur_us);
       return;
     }
     try {
-      Op op = gemm_op(e, cpu);
+      Op op = kineto_gemm_op(events_[cpu], e.name, e.dur_us, file_, event_pointer(cpu));
       gemm_by_op_.emplace(cpu, pending_.size());
       push(e, std::move(op), KernelCategory::kGemm);
     } catch (const ConfigError& error) {
@@ -195,42 +241,6 @@ class Importer {
                  op_name + " ops without a usable shape or element type", error.what(),
                  error.pointer());
     }
-  }
-
-  Op gemm_op(const GpuEvent& e, std::size_t cpu) const {
-    const std::string cpu_pointer = event_pointer(cpu);
-    const std::string name = kineto_string(events_[cpu], "name");
-    const nlohmann::json* args = kineto_args(events_[cpu]);
-    const std::string hint = " (profile with record_shapes=True)";
-    if (args == nullptr || !args->contains("Input Dims")) {
-      throw ConfigError(file_, cpu_pointer + "/args",
-                        fmt::format("{} has no \"Input Dims\"{}", name, hint));
-    }
-    const auto gemm =
-        gemm_from_input_dims(name, args->at("Input Dims"), file_, cpu_pointer + "/args/Input Dims");
-    if (!gemm) {
-      throw ConfigError(file_, cpu_pointer + "/args/Input Dims",
-                        fmt::format("{} multiplies an empty matrix", name));
-    }
-    const nlohmann::json types = args->value("Input type", nlohmann::json::array());
-    const std::string type =
-        types.is_array() && gemm->a_input < types.size() && types[gemm->a_input].is_string()
-            ? types[gemm->a_input].get<std::string>()
-            : std::string();
-    std::optional<Dtype> dtype = dtype_from_torch_name(type);
-    if (!dtype) {
-      throw ConfigError(file_, fmt::format("{}/args/Input type/{}", cpu_pointer, gemm->a_input),
-                        fmt::format("{} operand type '{}' is not one t3sim models ({}){}", name,
-                                    type, join(dtype_names(), ", "), hint));
-    }
-    if (*dtype == Dtype::kFp32 && is_tf32_kernel(e.name)) dtype = Dtype::kTf32;
-    Op op;
-    op.kind = OpKind::kGemm;
-    op.shape = gemm->shape;
-    op.dtype = dtype;
-    op.measured_us = e.dur_us;
-    op.name = name + ": " + e.name;
-    return op;
   }
 
   void add_collective(const GpuEvent& e, const KernelLaunch& launch) {
@@ -272,6 +282,15 @@ class Importer {
     push(e, fixed_op(e), category);
   }
 
+  static Op memory_op(const GpuEvent& e, std::int64_t bytes, std::string name) {
+    Op op;
+    op.kind = OpKind::kMemory;
+    op.bytes = bytes;
+    op.measured_us = e.dur_us;
+    op.name = std::move(name);
+    return op;
+  }
+
   static Op fixed_op(const GpuEvent& e) {
     Op op;
     op.kind = OpKind::kFixed;
@@ -296,8 +315,13 @@ class Importer {
     return fmt::format("/traceEvents/{}", original_ != nullptr ? (*original_)[index] : index);
   }
 
-  std::map<std::int64_t, int> stream_numbers() const;
-  void assign_streams_and_deps();
+  void assign_streams_and_deps() {
+    const KinetoStreamTiming t = assign_kineto_streams(pending_, options_.infer_cross_stream_deps,
+                                                       options_.keep_idle, file_);
+    summary_.streams = t.streams;
+    summary_.idle_us = t.idle_us;
+    summary_.span_us = t.span_us;
+  }
 
   const nlohmann::json& events_;
   const std::string& file_;
@@ -307,72 +331,11 @@ class Importer {
   const std::vector<std::size_t>* original_;
   LaunchIndex launches_;
   ImportSummary summary_;
-  std::unordered_map<std::size_t, std::size_t> gemm_by_op_;  // matmul cpu_op -> pending
+  std::unordered_map<std::size_t, std::size_t> gemm_by_op_;       // matmul cpu_op -> pending
+  std::map<std::size_t, std::vector<std::size_t>> memory_by_op_;  // memory cpu_op -> pending
   std::map<std::int64_t, int> per_stream_count_;
-  std::vector<Pending> pending_;
+  std::vector<KinetoPending> pending_;
 };
-
-std::map<std::int64_t, int> Importer::stream_numbers() const {
-  std::set<std::int64_t> compute;
-  std::set<std::int64_t> comm;
-  for (const Pending& p : pending_) {
-    (is_collective(p.op.kind) || is_comm_kernel(p.op.name) ? comm : compute).insert(p.cuda_stream);
-  }
-  for (std::int64_t s : comm) compute.erase(s);
-  std::map<std::int64_t, int> numbers;
-  int next = 2;
-  const auto assign = [&](const std::set<std::int64_t>& group, int first) {
-    for (std::int64_t s : group) numbers[s] = s == *group.begin() ? first : next++;
-  };
-  if (compute.size() + comm.size() > static_cast<std::size_t>(kMaxStream) + 1) {
-    throw ConfigError(file_, "/traceEvents",
-                      fmt::format("GPU events on {} CUDA streams; a t3sim trace holds at most {} "
-                                  "(import a shorter profile)",
-                                  compute.size() + comm.size(), kMaxStream + 1));
-  }
-  assign(compute, kComputeStream);
-  assign(comm, kCommStream);
-  return numbers;
-}
-
-// Stream order and inferred cross-stream deps; each op's idle_us is its start minus the time it
-// could have started (trace start, previous op of its stream, latest op of another stream that
-// ended before it started).
-void Importer::assign_streams_and_deps() {
-  const std::map<std::int64_t, int> numbers = stream_numbers();
-  summary_.streams = static_cast<std::int64_t>(numbers.size());
-  std::map<std::int64_t, std::vector<std::size_t>> on_stream;           // pending indices so far
-  std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> waited;  // (stream, other) -> pos
-  const double t0 = pending_.front().start_us;
-  double t_end = t0;
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    Pending& p = pending_[i];
-    t_end = std::max(t_end, p.end_us);
-    p.op.stream = numbers.at(p.cuda_stream);
-    std::vector<std::size_t>& mine = on_stream[p.cuda_stream];
-    double ready = t0;
-    if (!mine.empty()) {
-      p.op.deps.push_back(pending_[mine.back()].op.id);
-      ready = std::max(ready, pending_[mine.back()].end_us);
-    }
-    for (const auto& [other, ops] : on_stream) {
-      if (!options_.infer_cross_stream_deps || other == p.cuda_stream) continue;
-      std::size_t pos = ops.size();
-      while (pos > 0 && pending_[ops[pos - 1]].end_us > p.start_us) --pos;
-      if (pos == 0) continue;
-      ready = std::max(ready, pending_[ops[pos - 1]].end_us);
-      const auto key = std::make_pair(p.cuda_stream, other);
-      if (waited.contains(key) && waited[key] >= pos) continue;
-      waited[key] = pos;
-      p.op.deps.push_back(pending_[ops[pos - 1]].op.id);
-    }
-    const double idle = std::max(0.0, p.start_us - ready);
-    summary_.idle_us += idle;
-    if (options_.keep_idle) p.op.idle_us = std::min(idle, kMaxMicroseconds);
-    mine.push_back(i);
-  }
-  summary_.span_us = t_end - t0;
-}
 
 }  // namespace
 

@@ -2,8 +2,11 @@
 // one op on its CUDA stream, in timestamp order. A kernel is linked to the host ops that launched
 // it through its correlation id and runtime launch (kineto_launch.h). Kernels of aten::mm/addmm/
 // matmul/linear/bmm/baddbmm become gemm ops (shape from "Input Dims"; split kernels merged; FP32
-// on TF32 kernels becomes tf32); NCCL/RCCL all-reduce, reduce-scatter and all-gather kernels
-// become collectives (kineto_comms.h); all else becomes a fixed op of its measured time.
+// on TF32 kernels becomes tf32; kineto_gemm.h); NCCL/RCCL all-reduce, reduce-scatter and
+// all-gather kernels become collectives (kineto_comms.h); kernels of element-wise, normalization,
+// softmax, reduction, embedding and copy ops, device-to-device copies and device memsets become
+// memory ops of their bytes (kineto_memory.h, kineto_copies.h; an op's bytes split evenly over
+// the kernels it launched); all else becomes a fixed op of its measured time.
 // Lenient by default: an op that should be modelled but cannot be (no shape, no message size, a
 // collective the library lacks, a CUDA-graph kernel) stays a fixed op and is counted in a grouped
 // warning; `strict` makes the first such op a ConfigError. Idle time on each stream (after an

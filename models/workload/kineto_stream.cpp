@@ -27,7 +27,9 @@ constexpr std::array<std::string_view, 12> kKeptCats = {
 // Members of those events, and keys of their args, that the import reads.
 constexpr std::array<std::string_view, 8> kKeptMembers = {"ph",  "cat", "name", "ts",
                                                           "dur", "pid", "tid",  "args"};
-constexpr std::array<std::string_view, 19> kKeptArgs = {"External id",
+constexpr std::array<std::string_view, 21> kKeptArgs = {"bytes",  // memcpy / memset size
+                                                        "kind",   // ROCm copy direction
+                                                        "External id",
                                                         "external id",
                                                         "correlation",
                                                         "stream",

@@ -16,12 +16,15 @@ struct CategoryInfo {
 constexpr std::array<CategoryInfo, kKernelCategories> kCategories = {{
     {"gemm", true},
     {"collective", true},
+    {"memory", true},
     {"gemm (not modelled)", false},
     {"collective (not modelled)", false},
     {"convolution", false},
     {"cuda graph", false},
     {"memcpy", false},
     {"memset", false},
+    {"host copy", false},
+    {"memory (not modelled)", false},
     {"other kernels", false},
 }};
 

@@ -19,29 +19,34 @@ namespace t3sim::workload {
 enum class KernelCategory {
   kGemm,                  // simulated: a GEMM with its shape
   kCollective,            // simulated: an all-reduce / reduce-scatter / all-gather
+  kMemory,                // simulated: bytes through HBM (element-wise ops, device copies, sets)
   kGemmUnmodelled,        // fixed: a matmul whose shape or type is unknown
   kCollectiveUnmodelled,  // fixed: a collective without size, or send/recv, gather, scatter
   kConvolution,           // fixed: convolutions (not modelled)
   kGraph,                 // fixed: kernels of a CUDA/HIP graph replay
   kMemcpy,                // fixed: memory copies
   kMemset,                // fixed: memory sets
-  kOther,                 // fixed: every other kernel (element-wise, norms, ...)
+  kHostCopy,              // fixed: host (PCIe) and peer copies
+  kMemoryUnmodelled,      // fixed: a memory-bound op whose sizes are unknown or unusable
+  kOther,                 // fixed: every other kernel (ops outside kineto_memory.h's table)
 };
-inline constexpr std::size_t kKernelCategories = 9;
+inline constexpr std::size_t kKernelCategories = 12;
 
 // Why fixed GPU time is not simulated (kineto_fixed.h names and classifies them).
 enum class FixedReason {
-  kNoShapes,       // the launching op has no "Input Dims"
-  kConvNoStride,   // a convolution with shapes but no stride/padding
-  kConvolution,    // a convolution with everything recorded: not modelled
-  kUnknownKernel,  // linked to no host op
-  kGraph,          // replayed by a CUDA/HIP graph
-  kCopy,           // memcpy / memset
-  kOtherKernel,    // element-wise, norms, ...: not modelled
-  kUnusableGemm,   // a matmul with shapes the import cannot use (see the warnings)
-  kUnusableComm,   // an NCCL kernel unusable for another reason (see the warnings)
+  kNoShapes,        // the launching op has no "Input Dims"
+  kConvNoStride,    // a convolution with shapes but no stride/padding
+  kConvolution,     // a convolution with everything recorded: not modelled
+  kUnknownKernel,   // linked to no host op
+  kGraph,           // replayed by a CUDA/HIP graph
+  kCopy,            // memcpy / memset without a direction or byte count
+  kHostCopy,        // host (PCIe) or peer copy: not modelled
+  kOtherKernel,     // an op outside the memory-op table (kineto_memory.h): not modelled
+  kUnusableGemm,    // a matmul with shapes the import cannot use (see the warnings)
+  kUnusableComm,    // an NCCL kernel unusable for another reason (see the warnings)
+  kUnusableMemory,  // a memory-bound op with shapes the import cannot use (see the warnings)
 };
-inline constexpr std::size_t kFixedReasons = 9;
+inline constexpr std::size_t kFixedReasons = 11;
 
 std::string_view to_string(KernelCategory c);
 bool is_simulated(KernelCategory c);

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "models/collectives/algorithms.h"
 #include "sim/errors.h"
 
 namespace t3sim::cli {
@@ -153,8 +154,7 @@ NcclTestsOptions parse_nccl_tests(const Args& args, bool& help) {
       "warm-up iterations (printed; nothing to warm up in a simulation)")(
       "check,c", integer(&o.check, 0, 1)->default_value(1),
       "1: #wrong = payload bytes the schedule failed to deliver (0: N/A)")(
-      "algo", po::value(&algo)->default_value("auto"),
-      "auto | ring | direct | tree | hierarchical | nvls")(
+      "algo", po::value(&algo)->default_value("auto"), collectives::algorithm_help().c_str())(
       "executor", po::value(&exec), "cu | dma (default: the system's collectives.executor)")(
       "proto", po::value(&proto)->default_value("auto"), "auto | simple | ll128 | ll")(
       "channels", integer(&channels, 0u, 64u)->default_value(0),

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Imports every trace of the Kineto corpus (kineto_corpus.tsv, fetched by fetch_corpus.sh) with
 `t3sim trace import-kineto` and prints, per trace: imported or the one-line reason it was not,
-its GPU time, the share of that time simulated (GEMMs and communication) and why the rest is not
-simulated, as counted reasons with their share (no shapes recorded: record_shapes off; a
+its GPU time, the share of that time simulated (GEMMs, communication and memory ops) and why the
+rest is not simulated, as counted reasons with their share (no shapes recorded: record_shapes off; a
 convolution without stride/padding; a kernel linked to no host op; ...); then how many imported,
 the median share over the imported traces, and per reason how many traces it costs and what to
 turn on in the profiler.

@@ -71,10 +71,21 @@ namespace t3sim::collectives {
 namespace {
 
 TEST(AlgorithmTable, EveryRowParsesBackAndBuildsASchedule) {
-  for (const AlgorithmSpec& row : algorithm_table()) {
-    EXPECT_EQ(parse_algo(std::string(row.name), "test"), row.algo);
-    EXPECT_EQ(std::string(to_string(row.algo)), row.name);
-    EXPECT_NE(row.build, nullptr);
+  const std::span<const AlgorithmSpec> rows = algorithm_table();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Algo a = algo_of_row(i);
+    EXPECT_EQ(parse_algo(std::string(rows[i].name), "test"), a);
+    EXPECT_EQ(std::string(to_string(a)), rows[i].name);
+    EXPECT_EQ(&algorithm(a), &rows[i]);
+    EXPECT_NE(rows[i].build, nullptr);
+    EXPECT_FALSE(rows[i].help.empty());
+    EXPECT_EQ(rows[i].help.find('\n'), std::string_view::npos) << "one line";
+  }
+  // Option help and allowed values come from the table: every row is named in them.
+  for (const AlgorithmSpec& row : rows) {
+    EXPECT_NE(algorithm_help().find(std::string(row.name) + ": " + std::string(row.help)),
+              std::string::npos);
+    EXPECT_NE(algorithm_choices().find(row.name), std::string::npos);
   }
   EXPECT_EQ(algorithm_names().front(), "auto");
   EXPECT_EQ(parse_algo("auto", "test"), Algo::kAuto);

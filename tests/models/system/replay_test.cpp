@@ -291,12 +291,14 @@ TEST(Replay, ImportedIdleTimeIsKept) {
   const workload::KinetoImport k =
       workload::import_kineto_profile(read_json_file(path), path.string());
   const ReplayResult r = replay_trace(ring8(), k.trace, path.string());
-  EXPECT_NEAR(r.total_us, k.summary.span_us, 1e-6);
+  double busy = 0;  // fixed ops their measured time, memory ops (batch norm, add) simulated
+  for (const auto& op : r.ops) busy += op.duration_us;
+  EXPECT_NEAR(r.total_us, busy + k.summary.idle_us, 1e-6);  // one stream: busy plus idle kept
   EXPECT_NEAR(r.idle_us, k.summary.idle_us, 1e-6);
   const workload::KinetoImport d =
       workload::import_kineto_profile(read_json_file(path), path.string(), {.keep_idle = false});
   const ReplayResult packed = replay_trace(ring8(), d.trace, path.string());
-  EXPECT_NEAR(packed.total_us, d.summary.gpu_us, 1e-6);  // one stream, all fixed: the busy time
+  EXPECT_NEAR(packed.total_us, busy, 1e-6);  // one stream, idle dropped: the busy time
 }
 
 TEST(Replay, KinetoSampleImportsAndReplays) {
@@ -308,7 +310,8 @@ TEST(Replay, KinetoSampleImportsAndReplays) {
   EXPECT_EQ(r.ops[0].fused_with, r.ops[1].id);
   EXPECT_GT(t.ops[2].idle_us, 0.0);  // the profile's gap before the residual add is kept
   EXPECT_DOUBLE_EQ(r.ops[2].start_us, r.ops[1].end_us() + t.ops[2].idle_us);
-  EXPECT_DOUBLE_EQ(r.ops[2].duration_us, 71.8);
+  EXPECT_EQ(t.ops[2].kind, OpKind::kMemory);  // the residual add, simulated from its bytes
+  EXPECT_GT(r.ops[2].duration_us, 0.0);
   ASSERT_TRUE(r.ops[0].measured_us.has_value());
   const auto j = to_json(r);
   EXPECT_EQ(j.at("ops").size(), 3u);

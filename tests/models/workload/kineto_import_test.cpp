@@ -40,9 +40,10 @@ TEST(KinetoImport, SampleBecomesGemmThenAllReduceThenFixed) {
   EXPECT_EQ(ar.tp_group, 8);
   EXPECT_EQ(ar.stream, kCommStream);
   EXPECT_EQ(ar.deps, std::vector<std::string>{"s7.0.gemm"});
-  const Op& add = trace.ops[2];
-  EXPECT_EQ(add.kind, OpKind::kFixed);
-  EXPECT_DOUBLE_EQ(add.duration_us, 71.8);
+  const Op& add = trace.ops[2];  // the residual add: two [1024, 8, 4256] fp16 read, one written
+  EXPECT_EQ(add.kind, OpKind::kMemory);
+  EXPECT_EQ(add.bytes, std::int64_t{3} * 1024 * 8 * 4256 * 2);
+  EXPECT_DOUBLE_EQ(*add.measured_us, 71.8);
   EXPECT_EQ(add.deps, (std::vector<std::string>{"s7.0.gemm", "s21.0.all_reduce"}));
   EXPECT_EQ(parse_trace(to_json(trace), "again"), trace);
 }

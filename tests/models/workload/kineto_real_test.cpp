@@ -128,6 +128,19 @@ TEST(KinetoReal, GraphKeptFixedOrStrictErrorAndAllToAllSimulated) {
   }
 }
 
+// PyTorch 1.9's ResNet-50: batch norms, adds and ReLUs are memory ops of their tensors' bytes
+// (the capitalised "Bool"/"Double" arguments are scalars, not read); convolutions stay fixed.
+TEST(KinetoReal, ResNetNormsAndElementwiseAreMemoryOps) {
+  const KinetoImport k = import_file("kineto_resnet50.json");
+  const auto memory = of_kind(k.trace, OpKind::kMemory);
+  EXPECT_GE(memory.size(), 8u);
+  const std::int64_t x = std::int64_t{32} * 256 * 56 * 56 * 4;  // [32, 256, 56, 56] float
+  EXPECT_TRUE(std::any_of(memory.begin(), memory.end(), [&](const Op* op) {
+    return op->name.starts_with("aten::cudnn_batch_norm") && op->bytes == x + 4 * 256 * 4 + x;
+  }));
+  EXPECT_GT(category(k.summary, KernelCategory::kConvolution).ops, 0);
+}
+
 // Idle time: kept as each op's idle_us so that gaps + kernels + waits add up to the span; or
 // dropped on request, and the summary still reports it.
 TEST(KinetoReal, IdleTimeKeptOrDroppedButAlwaysReported) {
