@@ -5,7 +5,10 @@
 // Tol's #332288), with Tol's muted pair for the two time parts. Coordinates are printed with one
 // decimal, so the files are byte-identical run to run.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string_view>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -21,28 +24,25 @@ struct Style {
   const char* label;
 };
 
+// The colours and labels of tools/plot_t3.py; a mode without one gets the fallback colour and its
+// name as label.
 Style style(Mode m) {
-  switch (m) {
-    case Mode::kSequential:
-      return {"#999999", "Sequential"};
-    case Mode::kIdeal:
-      return {"#009E73", "Ideal GEMM-RS overlap"};
-    case Mode::kIdealNmc:
-      return {"#56B4E9", "Ideal RS + NMC"};
-    case Mode::kT3:
-      return {"#E69F00", "T3"};
-    case Mode::kT3Mca:
-      return {"#0072B2", "T3-MCA"};
-    case Mode::kCuSplit:
-      return {"#CC79A7", "CU split"};
-    case Mode::kDecomposed:
-      return {"#D55E00", "Decomposed"};
-    case Mode::kT3Direct:
-      return {"#F0E442", "T3 direct"};
-    case Mode::kT3Nvls:
-      return {"#332288", "T3 NVLS"};
+  static constexpr std::array<std::tuple<std::string_view, const char*, const char*>, 9> kStyles{{
+      {"sequential", "#999999", "Sequential"},
+      {"ideal", "#009E73", "Ideal GEMM-RS overlap"},
+      {"ideal-nmc", "#56B4E9", "Ideal RS + NMC"},
+      {"t3", "#E69F00", "T3"},
+      {"t3-mca", "#0072B2", "T3-MCA"},
+      {"cu-split", "#CC79A7", "CU split"},
+      {"decomposed", "#D55E00", "Decomposed"},
+      {"t3-direct", "#F0E442", "T3 direct"},
+      {"t3-nvls", "#332288", "T3 NVLS"},
+  }};
+  const std::string_view name = system::to_string(m);
+  for (const auto& [n, color, label] : kStyles) {
+    if (n == name) return {color, label};
   }
-  return {"#DDCC77", "?"};
+  return {"#DDCC77", name.data()};
 }
 
 constexpr double kLeft = 70, kTop = 60, kPlotH = 300, kBottom = 90, kRight = 20;

@@ -124,6 +124,7 @@ void assemble(std::vector<PointResult>& points, uint64_t& events, const std::vec
       if (ms.compose == nullptr) continue;
       p.modes[m] =
           ms.compose(pc.at(system::Piece::kGemm), pc.at(ms.rs_piece), pc.at(system::Piece::kAgCu));
+      p.modes[m].mode = m;  // composers leave the mode to their caller
     }
   }
 }

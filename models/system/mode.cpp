@@ -1,62 +1,67 @@
-// The mode table: one row per execution mode (see mode.h).
+// The mode table: one row per execution mode, each written in its own file under modes/ (see
+// mode.h). Adding a mode is its file plus its two lines here: the declaration and the row.
 #include "models/system/mode.h"
 
-#include <array>
+#include <string>
 
-#include "models/system/mode_runners.h"
 #include "sim/errors.h"
 
 namespace t3sim::system {
+
+// The rows (modes/<name>.cpp). The named handles of mode.h come first, in their order.
+ModeSpec sequential_mode();
+ModeSpec ideal_mode();
+ModeSpec ideal_nmc_mode();
+ModeSpec t3_mode();
+ModeSpec t3_mca_mode();
+ModeSpec cu_split_mode();
+ModeSpec decomposed_mode();
+ModeSpec t3_direct_mode();
+ModeSpec t3_nvls_mode();
+ModeSpec sequential_nmc_mode();
+
 namespace {
 
-constexpr std::array<ModeSpec, 9> kModes{{
-    {Mode::kSequential, "sequential", "GEMM on all CUs, then ring RS and ring AG (CU kernels)",
-     true, RsFusion::kNone, "", &run_sequential, &compose_sequential, Piece::kRsCu},
-    {Mode::kIdeal, "ideal",
-     "max(GEMM alone, CU RS alone) + AG: perfect overlap, no contention (t3 can beat it: its NMC "
-     "RS moves less data than the CU RS)",
-     false, RsFusion::kNone, "", &run_composed, &compose_ideal_cu, Piece::kRsCu},
-    {Mode::kIdealNmc, "ideal-nmc", "as ideal with an NMC (DMA + UPDATE) reduce-scatter", false,
-     RsFusion::kNone, "", &run_composed, &compose_ideal_nmc, Piece::kRsNmc},
-    {Mode::kT3, "t3",
-     "fused GEMM-RS: tracker, triggered DMA and NMC on the ring (the planner's rings; direct "
-     "UPDATEs on a full mesh); then AG",
-     true, RsFusion::kRing, "", &run_fused, nullptr, Piece::kRsCu},
-    {Mode::kT3Mca, "t3-mca", "t3 with MCA memory-controller arbitration during the fused GEMM-RS",
-     true, RsFusion::kRing, "mca", &run_fused, nullptr, Piece::kRsCu},
-    {Mode::kCuSplit, "cu-split", "GEMM and the all-reduce kernel concurrently, AR on ar_cus CUs",
-     true, RsFusion::kNone, "", &run_cu_split, nullptr, Piece::kArCu},
-    {Mode::kDecomposed, "decomposed",
-     "GEMM in k chunks, each chunk's RS overlapped with the next chunk's GEMM", true,
-     RsFusion::kNone, "", &run_decomposed, nullptr, Piece::kRsCu},
-    {Mode::kT3Direct, "t3-direct", "fused GEMM-RS with direct UPDATEs to the chunk owner (switch)",
-     true, RsFusion::kDirect, "", &run_fused, nullptr, Piece::kRsCu},
-    {Mode::kT3Nvls, "t3-nvls",
-     "fused GEMM-RS with in-switch reduction: the tracker triggers each tile's copy into the "
-     "NVSwitch, which reduces all GPUs' copies and writes one to the chunk owner",
-     true, RsFusion::kNvls, "", &run_fused, nullptr, Piece::kRsCu},
-}};
+// Sets each row's handle to its position (a Mode holds a uint8_t).
+std::vector<ModeSpec> numbered(std::vector<ModeSpec> rows) {
+  if (rows.size() > 256) throw ModelError("system", "the mode table has more than 256 rows");
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].mode = Mode{static_cast<uint8_t>(i)};
+  return rows;
+}
 
 }  // namespace
 
-std::span<const ModeSpec> mode_table() { return kModes; }
+std::span<const ModeSpec> mode_table() {
+  static const std::vector<ModeSpec> kModes = numbered({
+      sequential_mode(),
+      ideal_mode(),
+      ideal_nmc_mode(),
+      t3_mode(),
+      t3_mca_mode(),
+      cu_split_mode(),
+      decomposed_mode(),
+      t3_direct_mode(),
+      t3_nvls_mode(),
+      sequential_nmc_mode(),
+  });
+  return kModes;
+}
 
 const ModeSpec& mode_spec(Mode m) {
-  for (const auto& row : kModes) {
-    if (row.mode == m) return row;
+  const auto table = mode_table();
+  if (m.row >= table.size()) {
+    throw ModelError("system", "mode " + std::to_string(m.row) + " has no table row");
   }
-  throw ModelError("system", "mode " + std::to_string(static_cast<int>(m)) + " has no table row");
+  return table[m.row];
 }
 
 std::string_view to_string(Mode m) {
-  for (const auto& row : kModes) {
-    if (row.mode == m) return row.name;
-  }
-  return "?";
+  const auto table = mode_table();
+  return m.row < table.size() ? table[m.row].name : "?";
 }
 
 std::optional<Mode> parse_mode(std::string_view name) {
-  for (const auto& row : kModes) {
+  for (const auto& row : mode_table()) {
     if (row.name == name) return row.mode;
   }
   return std::nullopt;
@@ -64,19 +69,19 @@ std::optional<Mode> parse_mode(std::string_view name) {
 
 std::vector<Mode> all_modes() {
   std::vector<Mode> v;
-  for (const auto& row : kModes) v.push_back(row.mode);
+  for (const auto& row : mode_table()) v.push_back(row.mode);
   return v;
 }
 
 std::vector<std::string_view> mode_names() {
   std::vector<std::string_view> v;
-  for (const auto& row : kModes) v.push_back(row.name);
+  for (const auto& row : mode_table()) v.push_back(row.name);
   return v;
 }
 
 std::string mode_list(std::string_view sep) {
   std::string s;
-  for (const auto& row : kModes) {
+  for (const auto& row : mode_table()) {
     if (!s.empty()) s += sep;
     s += row.name;
   }

@@ -1,13 +1,16 @@
 // Execution modes of one tensor-parallel sublayer (GEMM followed by an all-reduce): the T3 paper's
 // five configurations (t3-paper.md §4.4) plus the CU-split study of its Fig. 6, software
-// decomposition (Wang et al. ASPLOS'23 / Async-TP style) and T3 on a switch. Each mode is defined
-// once, by one row of the table in mode.cpp: its name, help line, runner, whether it is one
+// decomposition (Wang et al. ASPLOS'23 / Async-TP style), T3 on a switch and the ablations built
+// from the same pieces. Each mode is one row of the table (mode.cpp), written in its own file
+// under modes/: its name, help line, `t3sim modes` paragraph and bound, runner, whether it is one
 // simulation or composed of isolated pieces, whether its reduce-scatter is fused with the GEMM,
-// and the HBM arbitration policy of its fused run. Everything else (parsing, listings, dispatch)
-// derives from that table.
-// Contract: every Mode value has exactly one row; mode_spec() never fails for a valid Mode.
+// and the HBM arbitration policy of its fused run. Everything else (parsing, listings, help texts,
+// dispatch) derives from that table.
+// Contract: a Mode is a handle on a row; mode_spec() never fails for a Mode taken from the table,
+// a named handle or parse_mode().
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -20,18 +23,32 @@
 
 namespace t3sim::system {
 
-// Names a row of the mode table (the row, not this enum, says what the mode does).
-enum class Mode : uint8_t {
-  kSequential,
-  kIdeal,
-  kIdealNmc,
-  kT3,
-  kT3Mca,
-  kCuSplit,
-  kDecomposed,
-  kT3Direct,
-  kT3Nvls,
+// A handle on one row of mode_table() (the row, not this handle, says what the mode does). The
+// built-in modes that code special-cases have named handles; their rows open the table in this
+// order (a test checks each handle names its row). Other modes are reached through the table or
+// parse_mode() and need no handle.
+struct Mode {
+  uint8_t row = 0;
+  static const Mode kSequential;
+  static const Mode kIdeal;
+  static const Mode kIdealNmc;
+  static const Mode kT3;
+  static const Mode kT3Mca;
+  static const Mode kCuSplit;
+  static const Mode kDecomposed;
+  static const Mode kT3Direct;
+  static const Mode kT3Nvls;
+  constexpr auto operator<=>(const Mode&) const = default;
 };
+inline constexpr Mode Mode::kSequential{0};
+inline constexpr Mode Mode::kIdeal{1};
+inline constexpr Mode Mode::kIdealNmc{2};
+inline constexpr Mode Mode::kT3{3};
+inline constexpr Mode Mode::kT3Mca{4};
+inline constexpr Mode Mode::kCuSplit{5};
+inline constexpr Mode Mode::kDecomposed{6};
+inline constexpr Mode Mode::kT3Direct{7};
+inline constexpr Mode Mode::kT3Nvls{8};
 
 // Pieces run in isolation on the whole machine (the inputs of the composed modes and of Fig. 6).
 enum class Piece : uint8_t {
@@ -70,18 +87,22 @@ using ModeRunner = SublayerResult (*)(const ModeRun&);
 using ModeComposer = SublayerResult (*)(const SublayerResult& gemm, const SublayerResult& rs,
                                         const SublayerResult& ag);
 
+// One row of the table. A row file fills it with designated initialisers; `mode` is set by the
+// table (the row's position).
 struct ModeSpec {
-  Mode mode;
-  std::string_view name;
-  std::string_view description;  // one line, for --help and listings
-  bool simulated;                // true: one simulation of the sublayer; false: composed pieces
-  RsFusion fused_rs;
-  std::string_view policy;  // HBM arbitration of the fused GEMM-RS ("": the HBM config's)
-  ModeRunner run;
+  Mode mode{};
+  std::string_view name{};
+  std::string_view description{};  // one line, for --help and listings
+  std::string_view paragraph{};    // `t3sim modes`: what runs and how, simulated or composed
+  std::string_view bound{};        // `t3sim modes`: what the mode is an upper or lower bound of
+  bool simulated = true;           // true: one simulation of the sublayer; false: composed pieces
+  RsFusion fused_rs = RsFusion::kNone;
+  std::string_view policy{};  // HBM arbitration of the fused GEMM-RS ("": the HBM config's)
+  ModeRunner run = nullptr;
   // Composition from isolated pieces (GEMM, `rs_piece`, AG), exact for symmetric GPUs; nullptr
   // when the mode's phases overlap in ways pieces cannot express.
-  ModeComposer compose;
-  Piece rs_piece;
+  ModeComposer compose = nullptr;
+  Piece rs_piece = Piece::kRsCu;
 };
 
 std::span<const ModeSpec> mode_table();

@@ -1,7 +1,8 @@
 // What each execution mode means, at more length than the mode table's help line: one paragraph
 // on what runs and how, and one sentence on what the mode bounds (or why it bounds nothing).
-// `t3sim modes` prints them. Contract: every row of mode_table() has a note (a test checks it);
-// notes are keyed by the mode's name so that this file stays separate from the table.
+// `t3sim modes` prints them. The text lives in each mode's row (ModeSpec::paragraph and ::bound,
+// written in modes/<name>.cpp); this is the by-name view of it.
+// Contract: one note per row of mode_table() whose paragraph is not empty, in table order.
 #pragma once
 
 #include <span>

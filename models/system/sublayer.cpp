@@ -206,7 +206,6 @@ void add_traffic(SublayerResult& r, const SublayerResult& p) {
 SublayerResult compose_sequential(const SublayerResult& gemm, const SublayerResult& rs,
                                   const SublayerResult& ag) {
   SublayerResult r;
-  r.mode = Mode::kSequential;
   r.gemm_us = gemm.total_us;
   r.rs_us = rs.total_us;
   r.rs_exposed_us = rs.total_us;
@@ -224,20 +223,9 @@ void append_ag(SublayerResult& r, const SublayerResult& ag) {
   r.folded = r.folded && ag.folded;
 }
 
-SublayerResult compose_ideal_cu(const SublayerResult& gemm, const SublayerResult& rs,
-                                const SublayerResult& ag) {
-  return compose_ideal(gemm, rs, ag, false);
-}
-
-SublayerResult compose_ideal_nmc(const SublayerResult& gemm, const SublayerResult& rs,
-                                 const SublayerResult& ag) {
-  return compose_ideal(gemm, rs, ag, true);
-}
-
 SublayerResult compose_ideal(const SublayerResult& gemm, const SublayerResult& rs,
-                             const SublayerResult& ag, bool nmc) {
+                             const SublayerResult& ag) {
   SublayerResult r;
-  r.mode = nmc ? Mode::kIdealNmc : Mode::kIdeal;
   r.gemm_us = gemm.total_us;
   r.rs_us = rs.total_us;
   r.ag_us = ag.total_us;

@@ -108,6 +108,7 @@ struct CollectiveJob {
 // Result with total_us = the collective's time, its traffic and events. Contract: ConfigError if
 // `bytes` is not a whole number of elements per rank (the collective library's rule).
 SublayerResult run_collective(const ConfigDoc& system_doc, const CollectiveJob& job);
+// The composers of the mode rows (ModeSpec::compose). They leave the result's mode to the caller.
 // Sequential composed of isolated pieces: GEMM + RS + AG (exact when the GPUs are symmetric: each
 // phase starts when the previous one has ended on every GPU).
 SublayerResult compose_sequential(const SublayerResult& gemm, const SublayerResult& rs,
@@ -116,7 +117,7 @@ SublayerResult compose_sequential(const SublayerResult& gemm, const SublayerResu
 void append_ag(SublayerResult& r, const SublayerResult& ag);
 // The ideal-overlap composition (t3-paper.md §4.4 [inferred]): max(GEMM, RS) + AG, traffic summed.
 SublayerResult compose_ideal(const SublayerResult& gemm, const SublayerResult& rs,
-                             const SublayerResult& ag, bool nmc);
+                             const SublayerResult& ag);
 
 nlohmann::ordered_json to_json(const SublayerResult& r);
 

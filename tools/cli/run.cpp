@@ -31,7 +31,10 @@ Params run_params() {
   p.required("model", ParamKind::kString, "model name (configs/models)");
   p.required("sublayer", ParamKind::kString, "op | fc2 | fc1 | ip")
       .one_of({"op", "fc2", "fc1", "ip"});
-  p.required("mode", ParamKind::kString, "execution mode");
+  std::vector<std::string> modes;  // the mode table's rows (`t3sim modes` explains each)
+  for (auto n : system::mode_names()) modes.emplace_back(n);
+  p.required("mode", ParamKind::kString, "execution mode: " + system::mode_list(" | "))
+      .one_of(modes);
   p.optional("tokens", ParamKind::kInt, 0, "tokens (0 = model's seq_len x micro_batch)")
       .range(0, 1 << 24);
   p.optional("seed", ParamKind::kInt, 1, "simulator seed").at_least(0);
@@ -43,14 +46,8 @@ RunDoc read_run(const Env& env, const ConfigDoc& doc) {
   const ConfigNode root = ConfigNode::root(doc);
   const BoundParams b = bind(run_params(), root);
   RunDoc r;
-  const auto mode = system::parse_mode(b.str("mode"));
-  if (!mode) {
-    std::vector<std::string> names;
-    for (auto n : system::mode_names()) names.emplace_back(n);
-    const std::string hint = nearest_name(b.str("mode"), names);
-    root.fail_key("mode", "unknown mode '" + b.str("mode") + "'" +
-                              (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
-  }
+  const auto mode = system::parse_mode(b.str("mode"));  // one_of above checked the name
+  if (!mode) root.fail_key("mode", "unknown mode '" + b.str("mode") + "'");
   r.mode = *mode;
   std::vector<std::string> sets;
   if (b.present("set")) {

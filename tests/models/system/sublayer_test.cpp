@@ -69,6 +69,28 @@ uint64_t fabric_stat(const nlohmann::ordered_json& j, const std::string& name,
   return sum;
 }
 
+// sequential-nmc (a row composed from existing pieces): the GEMM, then the NMC reduce-scatter
+// piece, then the all-gather, each alone. Its reduce-scatter is exactly the piece's, its total the
+// three pieces' sum, and t3, which runs that reduce-scatter fused with the GEMM, is not slower.
+TEST(SublayerRun, SequentialNmcIsTheNmcPieceWithoutOverlap) {
+  const auto mode = parse_mode("sequential-nmc");
+  ASSERT_TRUE(mode.has_value());
+  const auto r = run_sublayer(ring8(), mega_fc2(), *mode);
+  EXPECT_EQ(r.mode, *mode);
+  const auto gemm = run_piece(ring8(), mega_fc2(), Piece::kGemm);
+  const auto rs = run_piece(ring8(), mega_fc2(), Piece::kRsNmc);
+  const auto ag = run_piece(ring8(), mega_fc2(), Piece::kAgCu);
+  EXPECT_DOUBLE_EQ(r.rs_us, rs.total_us);
+  EXPECT_DOUBLE_EQ(r.rs_exposed_us, rs.total_us);
+  EXPECT_DOUBLE_EQ(r.total_us, gemm.total_us + rs.total_us + ag.total_us);
+  EXPECT_EQ(r.dram_total, gemm.dram_total + rs.dram_total + ag.dram_total);
+  // The reduction happens in memory: UPDATEs, where sequential's CU kernel reads and writes.
+  const auto seq = run_sublayer(ring8(), mega_fc2(), Mode::kSequential);
+  EXPECT_GT(dram(r, common::TrafficClass::kRsUpdate), 0u);
+  EXPECT_EQ(dram(seq, common::TrafficClass::kRsUpdate), 0u);
+  EXPECT_GE(r.total_us, run_sublayer(ring8(), mega_fc2(), Mode::kT3).total_us);
+}
+
 TEST(SublayerRun, T3RingCompletesEveryChunkAndTriggersEachEntryOnce) {
   // A chunk finishing with != N contributions is a ModelError inside the run.
   SublayerResult r;

@@ -5,6 +5,7 @@
 #include "models/system/scenario.h"
 
 namespace t3sim::system {
+namespace {
 
 SublayerResult run_sequential(const ModeRun& run) {
   const SublayerSpec& s = run.spec;
@@ -34,6 +35,24 @@ SublayerResult run_sequential(const ModeRun& run) {
   r.ag_us = (ag->finished() - ag->started()).to_us();
   r.total_us = (ag->finished() - Tick{}).to_us();
   return r;
+}
+
+}  // namespace
+
+ModeSpec sequential_mode() {
+  return {
+      .name = "sequential",
+      .description = "GEMM on all CUs, then ring RS and ring AG (CU kernels)",
+      .paragraph =
+          "The baseline without overlap. The GEMM runs alone on every CU; when it ends, a ring "
+          "reduce-scatter and then a ring all-gather run as NCCL-style CU kernels. Simulated: each "
+          "piece is a simulation of the whole machine, and the total is their sum.",
+      .bound =
+          "Upper bound for every overlapping mode: overlap that makes a sublayer slower than this "
+          "is contention costing more than the overlap saves.",
+      .run = &run_sequential,
+      .compose = &compose_sequential,
+  };
 }
 
 }  // namespace t3sim::system

@@ -10,6 +10,7 @@
 #include "sim/errors.h"
 
 namespace t3sim::system {
+namespace {
 
 SublayerResult run_cu_split(const ModeRun& run) {
   const SublayerSpec& s = run.spec;
@@ -42,6 +43,23 @@ SublayerResult run_cu_split(const ModeRun& run) {
   r.total_us = (max(sc.last_gemm_done(), ar->finished()) - Tick{}).to_us();
   r.rs_exposed_us = std::max(0.0, r.total_us - r.gemm_us);
   return r;
+}
+
+}  // namespace
+
+ModeSpec cu_split_mode() {
+  return {
+      .name = "cu-split",
+      .description = "GEMM and the all-reduce kernel concurrently, AR on ar_cus CUs",
+      .paragraph =
+          "The GEMM and an all-reduce CU kernel run at the same time: the all-reduce on --ar-cus "
+          "CUs, the GEMM on the rest. The overlap is bought with compute. Simulated as one run.",
+      .bound =
+          "A realistic point; ideal is its lower bound, and sequential should be its upper bound "
+          "unless the GEMM loses more to the missing CUs than the overlap saves.",
+      .run = &run_cu_split,
+      .rs_piece = Piece::kArCu,
+  };
 }
 
 }  // namespace t3sim::system

@@ -11,6 +11,7 @@
 #include "sim/errors.h"
 
 namespace t3sim::system {
+namespace {
 
 SublayerResult run_decomposed(const ModeRun& run) {
   const SublayerSpec& s = run.spec;
@@ -78,6 +79,21 @@ SublayerResult run_decomposed(const ModeRun& run) {
   r.rs_exposed_us = (ag->started() - gemm_end).to_us();
   r.total_us = (ag->finished() - Tick{}).to_us();
   return r;
+}
+
+}  // namespace
+
+ModeSpec decomposed_mode() {
+  return {
+      .name = "decomposed",
+      .description = "GEMM in k chunks, each chunk's RS overlapped with the next chunk's GEMM",
+      .paragraph =
+          "The GEMM is split into --chunks row chunks, and each chunk's CU reduce-scatter overlaps "
+          "the next chunk's GEMM, as in fine-grained decomposition schemes. Smaller GEMMs lose "
+          "efficiency, and the pieces contend. Simulated as one run.",
+      .bound = "A realistic point; ideal is its lower bound.",
+      .run = &run_decomposed,
+  };
 }
 
 }  // namespace t3sim::system
