@@ -51,8 +51,12 @@ int cmd_describe(const Args& args, const Env& env) {
     return 0;
   }
   if (type == "modes") {
+    int width = 0;
+    for (const auto& m : system::mode_table())
+      width = std::max(width, static_cast<int>(m.name.size()));
     for (const auto& m : system::mode_table()) {
-      std::printf("  %-12s %s\n", std::string(m.name).c_str(), std::string(m.description).c_str());
+      std::printf("  %-*s %s\n", width, std::string(m.name).c_str(),
+                  std::string(m.description).c_str());
     }
     return 0;
   }

@@ -84,7 +84,10 @@ int cmd_sublayer(const Args& args, const Env& env) {
     return 0;
   }
   const auto mode = system::parse_mode(mode_name);
-  if (!mode) throw UsageError("unknown --mode '" + mode_name + "'");
+  if (!mode) {
+    throw UsageError("unknown --mode '" + mode_name + "' (one of: " + system::mode_list(", ") +
+                     ")");
+  }
   system::RunOptions opts;
   opts.trace_path = trace.resolve(opts.trace_options);
   check_traceable(opts.trace_path, *mode);
