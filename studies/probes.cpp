@@ -74,7 +74,7 @@ HeldCus background_kernel(const gpu::GpuSpec& spec, std::string_view kind, uint3
   gpu::CopyPattern t;
   if (kind == "ce") {
     t.lanes = spec.dma.engines;
-    t.chunk = spec.dma.chunk.count() * spec.dma.window;
+    t.chunk = spec.dma.window.count();
   } else {
     if (sms == 0) throw UsageError("a " + std::string(kind) + " kernel needs SMs (--held-cus)");
     t.lanes = sms;

@@ -18,14 +18,14 @@ Params dma_params() {
   p.required("setup", ParamKind::kDuration, "latency from descriptor ready to first read");
   p.optional("chunk", ParamKind::kBytes, "64 KiB", "transfer granularity of an engine (knob)")
       .at_least(256);
-  p.optional("window", ParamKind::kInt, 4, "chunks in flight per engine").range(1, 1024);
+  p.optional("window", ParamKind::kBytes, "256 KiB", "bytes in flight per engine").at_least(256);
   return p;
 }
 
 DmaSpec bind_dma(const ConfigNode& node) {
   const BoundParams b = bind(dma_params(), node);
   return DmaSpec{static_cast<uint32_t>(b.integer("engines")), b.bandwidth("bandwidth"),
-                 b.duration("setup"), b.bytes("chunk"), static_cast<uint32_t>(b.integer("window"))};
+                 b.duration("setup"), b.bytes("chunk"), b.bytes("window")};
 }
 
 DmaEngines::DmaEngines(Simulator& sim, Component* parent, std::string name, int gpu,
@@ -62,11 +62,14 @@ void DmaEngines::submit(const DmaDescriptor& d) {
   pump(e);
 }
 
-// Starts chunks of the engine's head descriptor while the window and pacing allow.
+// Starts chunks of the engine's head descriptor while the window and pacing allow: a chunk starts
+// when its bytes fit in the window beside those in flight, or when nothing is in flight.
 void DmaEngines::pump(uint64_t e) {
   Engine& eng = engines_[e];
-  while (!eng.queue.empty() && eng.in_flight < spec_.window) {
+  while (!eng.queue.empty()) {
     Desc& ds = descs_[eng.queue.front()];
+    const uint64_t chunk = std::min<uint64_t>(spec_.chunk.count(), ds.d.bytes - ds.started);
+    if (eng.in_flight_bytes > 0 && eng.in_flight_bytes + chunk > spec_.window.count()) return;
     const Tick start = max(max(ds.ready, eng.next_start), now());
     if (start > now()) {
       if (!eng.wake_pending) {
@@ -79,7 +82,6 @@ void DmaEngines::pump(uint64_t e) {
       queue_wait_ns_.sample((now() - ds.ready).to_ns());
       ds.first = now();
     }
-    const uint64_t chunk = std::min<uint64_t>(spec_.chunk.count(), ds.d.bytes - ds.started);
     Access a;
     a.addr = ds.d.src_addr + ds.started;
     a.bytes = chunk;
@@ -90,7 +92,7 @@ void DmaEngines::pump(uint64_t e) {
     a.tag = (static_cast<uint64_t>(eng.queue.front()) << 32) |
             ((ds.started / spec_.chunk.count()) << 1);
     ds.started += chunk;
-    eng.in_flight += 1;
+    eng.in_flight_bytes += chunk;
     eng.next_start = now() + transfer_time(Bytes(chunk), spec_.bandwidth);
     if (ds.started == ds.d.bytes) eng.queue.pop_front();
     reads_.submit(a);
@@ -121,7 +123,7 @@ void DmaEngines::access_done(uint64_t tag) {
     return;
   }
   const uint32_t e = ds.engine;
-  --engines_[e].in_flight;
+  engines_[e].in_flight_bytes -= chunk;
   ds.landed += chunk;
   bytes_.inc(chunk);
   if (ds.landed == ds.d.bytes) {

@@ -1,8 +1,9 @@
 // DMA (copy) engines of one GPU: each engine takes descriptors from its queue in order, pays a
 // setup latency, then moves the data in chunks: read from local HBM (a MemStream access), send the
 // chunk to the destination GPU as a WRITE or NMC UPDATE (RemoteMemory), with at most `window`
-// chunks in flight and chunk starts paced at the engine's bandwidth. T3's triggered transfers and
-// the DMA-based collectives both use this. Source: T3 §3.4 (reuses the GPU's DMA engines); engine
+// bytes in flight (one chunk may start when none is) and chunk starts paced at the engine's
+// bandwidth; the window is a size, so the chunk is a granularity alone. T3's triggered transfers
+// and the DMA-based collectives use this. Source: T3 §3.4 (reuses the GPU's DMA engines); engine
 // count/bandwidth/setup are unknown in T3 and chosen per preset (t3-paper.md §9 item 3).
 // Contract: submit() never refuses (descriptor queues are unbounded but counted); each descriptor
 // completes exactly once via AccessDone when all its chunks have landed at the destination.
@@ -41,7 +42,7 @@ struct DmaSpec {
   Bandwidth bandwidth;  // per engine
   Duration setup;
   Bytes chunk;
-  uint32_t window = 4;
+  Bytes window;  // bytes in flight per engine
 };
 Params dma_params();
 DmaSpec bind_dma(const ConfigNode& node);
@@ -59,7 +60,7 @@ class DmaEngines : public Component, public AccessDone {
   struct Engine {
     std::deque<uint32_t> queue;  // descriptor slots
     Tick next_start{};           // pacing: earliest start of the next chunk
-    uint32_t in_flight = 0;
+    uint64_t in_flight_bytes = 0;
     bool wake_pending = false;
   };
   struct Desc {

@@ -81,16 +81,11 @@ const std::vector<Knob>& knobs() {
        [](const ConfigDoc& d, uint64_t div) {
          return halve("fabric.link.packet_size", bytes_at(d, "fabric", "link", "packet_size"), div);
        }},
-      // T3's DMA transfers. The window counts chunks, so it is scaled up with the chunk cut down:
-      // the same bytes in flight per engine (halving the chunk alone halves them, a change of
-      // the engine's physical parameters, not of the simulation's granularity).
-      {"gpu.dma.chunk (same bytes in flight)",
+      // T3's DMA transfers. The engine's window is a size (bytes in flight), so halving the
+      // chunk changes the granularity alone.
+      {"gpu.dma.chunk",
        [](const ConfigDoc& d, uint64_t div) {
-         std::vector<std::string> s =
-             halve("gpu.dma.chunk", bytes_at(d, "gpu", "dma", "chunk"), div);
-         s.push_back("gpu.dma.window=" +
-                     std::to_string(d.root["gpu"]["dma"]["window"].get<uint64_t>() * div));
-         return s;
+         return halve("gpu.dma.chunk", bytes_at(d, "gpu", "dma", "chunk"), div);
        }},
       {"gpu.k_group",  // K-steps per simulated phase: stages - 1 (coarsest) -> the preset's 1
        [](const ConfigDoc& d, uint64_t div) {
@@ -134,30 +129,31 @@ struct KnownMove {
 // kInterleave: hbm.interleave is the address map, not a fidelity knob
 //   (tests/models/system/knob_convergence_test.cpp): a finer map spreads each DMA chunk and NMC
 //   update over more channels, so T3's reduce-scatter runs faster (dgx-a100 fc2/t3 -5.5 %).
-// kPiece: the CU executor's 16 KiB default piece is one halving short of convergence on the
-//   NVSwitch machines (dgx-a100 fc2 sequential: 16 -> 8 KiB +2.4 %, 8 -> 4 KiB +0.7 %; dgx-h100
-//   all-reduce 32 MiB +3.8 %, then +0.4 %): coarse pieces post their stores in fewer, larger
-//   bursts; not isolated further (models/collectives, left to its owners).
+// kPiece: the CU executor's 16 KiB default piece is one halving short of convergence on dgx-a100
+//   (fc2 sequential: 16 -> 8 KiB +2.4 %, 8 -> 4 KiB +0.7 %): coarse pieces post their stores in
+//   fewer, larger bursts; not isolated further. (dgx-h100's NVLS all-reduce, +3.8 % until its lanes
+//   stopped waiting out each chunk's last stores, now moves +0.2 %.)
 // kDmaChunk: T3's DMA chunk (32 KiB, one 128x128 FP16 tile) is one halving short on the NVSwitch
-//   machines even at constant bytes in flight (dgx-a100 fc2/t3 -4.3 %, dgx-h100 -2.4 %; then
-//   -0.8 % and -0.3 %): a tile's update leaves as whole chunks, so the exposed reduce-scatter
+//   machines (dgx-a100 fc2/t3 -4.3 %, dgx-h100 -2.5 %; then -0.7 % and -0.3 %): a tile's update
+//   leaves as whole chunks (each read in full before it is sent), so the exposed reduce-scatter
 //   after the last tile shrinks with the chunk (31 -> 21 us on dgx-a100); preset owners' choice.
-// kT3Txn: under t3, a finer GEMM transaction delays the fused reduce-scatter (dgx-h100 exposed
-//   RS 14.4 -> 19.2 us at 16 KiB, 22.0 us and 104 tracker stalls at 8 KiB, 16.4 us at 4 KiB;
-//   GEMM time and DRAM bytes unchanged). Not monotone in txn, so not a discretisation error that
-//   converges: the order in which GEMM stores, NMC updates and DMA reads meet at the controller.
-//   Not isolated (models/t3, models/tracker, models/hbm).
+// kT3Txn: the HBM controller's queues (8 KiB per direction on the DGX presets) are smaller than
+//   the transaction, and an empty queue accepts any request, so a queue holds one transaction of
+//   gpu.txn bytes (32, 16, 8 KiB) and then two, four, eight (4, 2, 1 KiB): halving the txn changes
+//   the bytes the controller sees and reorders, and how often a refusal stalls the DMA's and the
+//   ingress's in-order request streams (dgx-h100 exposed RS 14.4 -> 19.2 us at 16 KiB, 22.0 us and
+//   104 tracker stalls at 8 KiB, 16.4 us at 4 KiB). It converges once the queues hold several
+//   transactions: T3TxnConvergesWhenTheHbmQueuesHoldSeveralTransactions below.
 constexpr const char* kInterleave = "interleave is the address map, not a fidelity knob";
 constexpr const char* kPiece = "CU piece one halving short of convergence (models/collectives)";
 constexpr const char* kDmaChunk = "DMA chunk one halving short of convergence (presets)";
-constexpr const char* kT3Txn = "txn reorders T3's updates at the controller (not isolated)";
+constexpr const char* kT3Txn = "txn larger than the HBM queues: their depth follows the txn";
 const std::vector<KnownMove> kKnownMoves{
     {"dgx-a100", "fc2/t3", "gpu.txn+hbm.interleave", false, kInterleave},
     {"dgx-h100", "fc2/t3", "gpu.txn+hbm.interleave", false, kInterleave},
     {"dgx-a100", "fc2/sequential", "collectives.piece", true, kPiece},
-    {"dgx-h100", "all-reduce 32 MiB", "collectives.piece", true, kPiece},
-    {"dgx-a100", "fc2/t3", "gpu.dma.chunk (same bytes in flight)", true, kDmaChunk},
-    {"dgx-h100", "fc2/t3", "gpu.dma.chunk (same bytes in flight)", true, kDmaChunk},
+    {"dgx-a100", "fc2/t3", "gpu.dma.chunk", true, kDmaChunk},
+    {"dgx-h100", "fc2/t3", "gpu.dma.chunk", true, kDmaChunk},
     {"dgx-a100", "fc2/t3", "gpu.txn", false, kT3Txn},
     {"dgx-h100", "fc2/t3", "gpu.txn", false, kT3Txn},
 };
@@ -234,6 +230,30 @@ TEST_P(Convergence, AllReduceMovesLessThanTwoPercentWhenAKnobIsHalved) {
     spec.fold = true;
     return studies::probe_collective(doc, spec).time_us;
   });
+}
+
+// kT3Txn's mechanism: with HBM queues that hold four of the preset's transactions, gpu.txn halved
+// (and halved again) moves T3's sublayer by less than the bound on the machines that list it.
+TEST(ConvergenceMechanism, T3TxnConvergesWhenTheHbmQueuesHoldSeveralTransactions) {
+  const studies::Env env{testing::fixtures_dir(), T3SIM_SOURCE_DIR};
+  const studies::SublayerChoice c = studies::choose_sublayer(env, "mega-gpt2", 8, "fc2", 2048);
+  for (const char* system : {"dgx-a100", "dgx-h100"}) {
+    const ConfigDoc base = load(system);
+    const uint64_t txn = bytes_at(base, "gpu", "txn");
+    ASSERT_GT(txn, bytes_at(base, "hbm", "read_queue")) << system << ": the preset no longer "
+                                                        << "has queues below one transaction";
+    const std::string deep = bytes_str(4 * txn);
+    auto run = [&](uint64_t div) {
+      const ConfigDoc doc = load(system, {"hbm.read_queue=" + deep, "hbm.write_queue=" + deep,
+                                          "gpu.txn=" + bytes_str(txn / div)});
+      return system::run_sublayer(doc, c.spec, system::Mode::kT3).total_us;
+    };
+    const double t1 = run(1), t2 = run(2), t4 = run(4);
+    report(system, "fc2/t3 deep queues", "gpu.txn", t1, t2);
+    report(system, "fc2/t3 deep queues", "gpu.txn (next)", t2, t4);
+    EXPECT_LT(std::abs(t2 / t1 - 1.0), kBound) << system << ": " << t1 << " -> " << t2 << " us";
+    EXPECT_LT(std::abs(t4 / t2 - 1.0), kBound) << system << ": " << t2 << " -> " << t4 << " us";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(FrozenMachines, Convergence, testing::kFrozenMachines,

@@ -6,7 +6,8 @@ TestMachine::TestMachine(Simulator& sim, const MachineOptions& o) {
   spec_.cus = o.cus;
   spec_.txn = Bytes::kib(4);
   spec_.cu_window = o.cu_window;
-  spec_.dma = gpu::DmaSpec{2, Bandwidth::gbps(200), Duration::ns(500), Bytes::kib(64), 4};
+  spec_.dma =
+      gpu::DmaSpec{2, Bandwidth::gbps(200), Duration::ns(500), Bytes::kib(64), Bytes::kib(256)};
   fabric_ = std::make_unique<FakeFabric>(sim, &sim.root(), o.gpus, o.link, o.link_latency);
   std::vector<common::MemTarget*> targets;
   for (int g = 0; g < o.gpus; ++g) {
