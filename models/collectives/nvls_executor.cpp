@@ -127,6 +127,7 @@ void NvlsExecutor::advance(uint32_t l) {
       pieces_[p] = Piece{l, id, op.offset + ls.issued, payload, 0, true};
       inflight += payload;
       ls.issued += payload;
+      ++ls.outstanding;
       if (op.flags & kRecv) {  // ld_reduce: the request reaches the switch and fans out to HBMs
         const Duration request = x_.machine.fabric->path_latency(lane.gpu, other(lane.gpu));
         x_.sim.call_at<NvlsExecutor, &NvlsExecutor::issue_reduce>(x_.sim.now() + request, this, p);
@@ -135,12 +136,10 @@ void NvlsExecutor::advance(uint32_t l) {
                                           read_class(op.phase), tag(p, kRead, lane.gpu)));
       }
     }
-    if (ls.completed < op.bytes) return;
-    ++ls.op;
+    ++ls.op;  // stores are posted: the next chunk's loads need not wait for them to land
     ls.issued = 0;
-    ls.completed = 0;
   }
-  if (ls.done) return;
+  if (ls.outstanding > 0 || ls.done) return;  // the closing flag fences every store
   ls.done = true;
   x_.sim.call_at<NvlsExecutor, &NvlsExecutor::lane_end>(x_.sim.now() + x_.proto.step_latency, this,
                                                         l);
@@ -293,7 +292,7 @@ void NvlsExecutor::release_window(uint32_t p) {
 void NvlsExecutor::piece_done(uint32_t p) {
   const Piece pc = pieces_[p];
   free_pieces_.push_back(p);
-  lanes_[pc.lane].completed += pc.payload;
+  --lanes_[pc.lane].outstanding;
   advance(pc.lane);
 }
 

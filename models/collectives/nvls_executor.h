@@ -40,7 +40,7 @@ class NvlsExecutor final : public CollectiveExecutor,
   struct LaneState {
     uint32_t op = 0;
     uint64_t issued = 0;
-    uint64_t completed = 0;
+    uint32_t outstanding = 0;  // pieces issued whose stores have not all landed
     uint32_t cu = 0;
     bool waiting = false;  // for window
     bool done = false;

@@ -2,7 +2,8 @@
 // collective (or a sublayer) slower, beyond a small tolerance for event-order noise. Cases: ring
 // all-gathers on t3-ring-32 sized so a channel's slice is just over the CU window (the shape that
 // used to run up to 1.7x slower than the same data with a faster memory or link), the switch
-// machine dgx-a100, and T3 / sequential sublayers on t3-ring-8.
+// machine dgx-a100, dgx-h100's NVLS all-reduce over HBM bandwidth, and T3 / sequential sublayers on
+// t3-ring-8.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -98,6 +99,24 @@ TEST(CollectiveMonotonic, SwitchAllGather) {
                  {"1 TB/s", "2 TB/s", "3.35 TB/s"},
                  {8, 16, 24},
                  uint64_t{8} * 24 * 40 * 1024});
+}
+
+TEST(CollectiveMonotonic, NvlsAllReduceOverHbmBandwidth) {
+  // dgx-h100's NVLS all-reduce (the tuner's pick at 128 MiB). While each lane waited for a chunk's
+  // stores to land before loading the next, faster HBM filled the up-links with the switch's copies
+  // ahead of those stores (nccl-tests: 523 -> 550 us from 3.35 to 6.7 TB/s).
+  const std::vector<std::string> hbms{"3350 GB/s", "5025 GB/s", "6700 GB/s"};
+  std::vector<double> us;
+  for (const auto& hbm : hbms) {
+    CollectiveJob job;
+    job.bytes = uint64_t{128} << 20;
+    job.elem_bytes = 4;
+    us.push_back(
+        run_collective(load_system_config("dgx-h100", kConfigs, {"hbm.bandwidth=\"" + hbm + "\""}),
+                       job)
+            .total_us);
+  }
+  expect_nonincreasing(hbms, us);
 }
 
 SublayerResult sublayer(Mode mode, const std::string& link, const std::string& hbm) {
