@@ -4,6 +4,7 @@
 
 #include "models/hbm/hbm_config.h"
 #include "models/system/system_schema.h"
+#include "sim/catalog.h"
 #include "sim/errors.h"
 #include "sim/simulator.h"
 
@@ -151,27 +152,8 @@ System::~System() = default;
 ConfigDoc load_system_config(const std::string& name_or_path,
                              const std::filesystem::path& configs_dir,
                              const std::vector<std::string>& overrides) {
-  std::filesystem::path path = name_or_path;
-  std::error_code ec;  // a name too long for the OS is an unknown system, not an exception
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    path = configs_dir / "systems" / (name_or_path + ".json");
-    if (!std::filesystem::is_regular_file(path, ec)) {
-      std::vector<std::string> names;
-      if (std::filesystem::is_directory(configs_dir / "systems")) {
-        for (const auto& e : std::filesystem::directory_iterator(configs_dir / "systems")) {
-          if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-        }
-      }
-      std::sort(names.begin(), names.end());
-      const std::string hint = nearest_name(name_or_path, names);
-      std::string all;
-      for (const auto& s : names) all += (all.empty() ? "" : ", ") + s;
-      throw ConfigError("--system", "",
-                        "unknown system '" + name_or_path + "'" +
-                            (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
-                            "; available: " + all);
-    }
-  }
+  const std::filesystem::path path =
+      Catalog("system", configs_dir / "systems", "--system").resolve(name_or_path);
   ConfigDoc doc = load_config(path, {configs_dir});
   for (const auto& o : overrides) apply_override(doc, o, system_declares);
   return doc;

@@ -36,9 +36,6 @@ class TrackerListener {
   virtual void tile_complete(int gpu, uint32_t tile, uint32_t contributions) = 0;  // no-DMA tiles
 };
 
-struct TrackerSpec {
-  uint32_t capacity = 256;
-};
 Params tracker_params();
 
 class Tracker : public Component, public common::UpdateObserver, public gpu::IngressGate {
