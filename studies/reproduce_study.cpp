@@ -42,7 +42,7 @@ void add(StudyCell& c, const PointResult& p, Mode m) {
   }
 }
 
-std::string class_header() {
+std::string dram_class_header() {
   std::string h;
   for (size_t c = 0; c < common::kNumTrafficClasses; ++c) {
     h += ",dram_" + std::string(common::to_string(static_cast<common::TrafficClass>(c)));
@@ -54,7 +54,7 @@ std::string study_csv(const Reproduction& rep) {
   std::string s =
       "system,model,tp,sublayer,mode,total_us,gemm_us,exposed_us,rs_us,ag_us,speedup_pct,"
       "dram_total" +
-      class_header() + "\n";
+      dram_class_header() + "\n";
   for (const auto& p : rep.points) {
     const double seq = p.modes.at(Mode::kSequential).total_us;
     for (Mode m : p.run_modes) {

@@ -11,7 +11,7 @@ namespace {
 
 using system::Mode;
 
-bool fused(Mode m) { return system::mode_spec(m).fused_rs != system::RsFusion::kNone; }
+bool fused_mode(Mode m) { return system::mode_spec(m).fused_rs != system::RsFusion::kNone; }
 
 std::string header(const std::vector<Mode>& modes, const std::string& first) {
   std::string h = "| " + first + " |", rule = "|---|";
@@ -74,7 +74,7 @@ std::string dram(const StudyTables& t) {
       "| system | mode | geomean reduction % | max reduction % |\n|---|---|---:|---:|\n";
   for (const auto& sys : t.systems) {
     for (const auto& [m, c] : t.by_system.at(sys)) {
-      if (!fused(m)) continue;
+      if (!fused_mode(m)) continue;
       md += fmt::format("| {} | {} | {:.1f} | {:.1f} |\n", sys, system::to_string(m),
                         c.dram_reduction_pct(), c.max_dram_reduction);
     }
@@ -93,7 +93,7 @@ std::string bounds(const Reproduction& rep) {
     }
     const double floor = p.pieces.at(system::Piece::kGemm).total_us;
     for (const auto& [m, r] : p.modes) {
-      if (!fused(m)) continue;
+      if (!fused_mode(m)) continue;
       ++fused_n;
       if (r.total_us >= floor * 0.99) ++fused_ok;
       if (r.total_us < seq) ++beats_seq;

@@ -10,14 +10,14 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr uint64_t kPpm = 1'000'000;
+constexpr uint64_t kChoicePpm = 1'000'000;
 
 }  // namespace
 
 TunerGroup Collective::tuner_group(bool multi_node) const {
   const auto& fab = *machine_.fabric;
   const uint32_t eff = lib_.protocols[proto_index(Protocol::kSimple)].link_ppm;
-  const auto wire = [eff](Bandwidth b) { return b.scaled(eff, kPpm); };
+  const auto wire = [eff](Bandwidth b) { return b.scaled(eff, kChoicePpm); };
   TunerGroup g;
   g.ranks = static_cast<int>(group_.size());
   g.channels = channels_;

@@ -9,10 +9,10 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr uint32_t kStreamInFlight = 1024;  // per-CU MemStream cap (the window is the real limit)
+constexpr uint32_t kCuStreamInFlight = 1024;  // per-CU MemStream cap (the window is the real limit)
 constexpr uint64_t kRemoteBit = 1ULL << 19;
 constexpr uint64_t kFanMask = kRemoteBit - 1;
-constexpr unsigned kPieceShift = 20;
+constexpr unsigned kCuPieceShift = 20;
 constexpr uint64_t kProxyBit = 1ULL << 63;  // network proxy posts: conn << 24 | payload
 constexpr unsigned kProxyConnShift = 24;
 constexpr uint64_t kProxyBytesMask = (1ULL << kProxyConnShift) - 1;
@@ -33,7 +33,7 @@ CuExecutor::CuExecutor(ExecContext ctx)
     const gpu::GpuNode& node = x_.machine.gpus[static_cast<size_t>(group_gpus_[i / channels])];
     streams_.push_back(
         std::make_unique<gpu::MemStream>(*node.hbm, static_cast<uint32_t>(node.spec->txn.count()),
-                                         kStreamInFlight, static_cast<uint16_t>(node.id)));
+                                         kCuStreamInFlight, static_cast<uint16_t>(node.id)));
     cus_[i] = CuState{node.id, node.spec->cu_window.count(), 0, streams_.back().get(), 0};
   }
   lanes_.resize(s.lanes.size());
@@ -190,7 +190,7 @@ gpu::Access CuExecutor::access(uint64_t addr, uint64_t bytes, common::MemCmd cmd
   a.cmd = cmd;
   a.cls = cls;
   a.done = this;
-  a.tag = static_cast<uint64_t>(piece) << kPieceShift;
+  a.tag = static_cast<uint64_t>(piece) << kCuPieceShift;
   return a;
 }
 
@@ -291,7 +291,7 @@ void CuExecutor::send_piece(uint32_t p, uint32_t c, uint32_t k) {
   r.cmd = common::MemCmd::kWrite;
   r.cls = write_class(op.phase);
   r.done = this;
-  r.tag = (static_cast<uint64_t>(p) << kPieceShift) | kRemoteBit | k;
+  r.tag = (static_cast<uint64_t>(p) << kCuPieceShift) | kRemoteBit | k;
   if (cn.inter_node) {
     const uint64_t stage = conns_[c].stage_base + (slot_addr(c, seq, pc.off) - conns_[c].slot_base);
     cus_[lanes_[pc.lane].cu].stream->submit(access(stage, line, common::MemCmd::kWrite, r.cls, p));
@@ -339,7 +339,7 @@ void CuExecutor::access_done(uint64_t tag) {
                  tag & kProxyBytesMask);
     return;
   }
-  const auto p = static_cast<uint32_t>(tag >> kPieceShift);
+  const auto p = static_cast<uint32_t>(tag >> kCuPieceShift);
   if (tag & kRemoteBit) {
     const Piece& pc = pieces_[p];
     const Op& op = x_.schedule.ops[pc.op];

@@ -7,7 +7,7 @@
 namespace t3sim::collectives {
 namespace {
 constexpr unsigned kOpShift = 20;  // tag = op << 20 | send index
-constexpr uint64_t kFanMask = (1ULL << kOpShift) - 1;
+constexpr uint64_t kDmaFanMask = (1ULL << kOpShift) - 1;
 }  // namespace
 
 DmaExecutor::DmaExecutor(ExecContext ctx)
@@ -115,7 +115,7 @@ void DmaExecutor::start_op(uint32_t id) {
 
 void DmaExecutor::access_done(uint64_t tag) {
   const auto id = static_cast<uint32_t>(tag >> kOpShift);
-  landed(id, static_cast<uint32_t>(tag & kFanMask));
+  landed(id, static_cast<uint32_t>(tag & kDmaFanMask));
   if (--state_[id].sends_left == 0) op_done(id);
 }
 

@@ -9,13 +9,13 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr uint64_t kPpm = 1'000'000;
+constexpr uint64_t kLibPpm = 1'000'000;
 constexpr uint64_t kAlign = 4096;  // chunk granularity of the generators (schedule.h)
 
 // The per-protocol keys carry no C++ defaults: their values (NCCL's geometry and the costs
 // fitted to the 8x A100 sweep) live in configs/presets/collectives/nccl-a100.json with sources,
 // and every system extends a preset explicitly.
-constexpr std::array<const char*, 3> kProtos{"simple", "ll128", "ll"};
+constexpr std::array<const char*, 3> kLibProtos{"simple", "ll128", "ll"};
 
 void declare_protocol(Params& p, const std::string& x) {
   p.required(x + "_buffer", ParamKind::kBytes,
@@ -48,15 +48,15 @@ ProtocolSpec bind_protocol(const BoundParams& b, const std::string& x, uint32_t 
   s.slice_steps = static_cast<uint32_t>(b.integer(x + "_slice_steps"));
   s.step_latency = b.duration(x + "_step_latency");
   s.base_latency = b.duration(x + "_base_latency");
-  s.line_ppm = static_cast<uint32_t>(std::llround(b.real(x + "_efficiency") * kPpm));
-  s.link_ppm = static_cast<uint32_t>(std::llround(link_efficiency * kPpm));
+  s.line_ppm = static_cast<uint32_t>(std::llround(b.real(x + "_efficiency") * kLibPpm));
+  s.link_ppm = static_cast<uint32_t>(std::llround(link_efficiency * kLibPpm));
   s.fenced = x == "simple";
   if (s.chunk_steps % s.slice_steps != 0 || s.slice_steps > steps) {
     node.fail_key(x + "_slice_steps",
                   x + "_slice_steps must divide " + x + "_chunk_steps and be at most 'steps'");
   }
   const uint64_t step_wire = s.buffer.count() / steps;
-  const uint64_t payload = step_wire * s.line_ppm / kPpm / kAlign * kAlign;
+  const uint64_t payload = step_wire * s.line_ppm / kLibPpm / kAlign * kAlign;
   if (payload == 0) {
     node.fail_key(x + "_buffer", x + "_buffer / steps holds less than 4 KiB of payload");
   }
@@ -70,11 +70,11 @@ ProtocolSpec bind_protocol(const BoundParams& b, const std::string& x, uint32_t 
 }  // namespace
 
 uint64_t ProtocolSpec::line_bytes(uint64_t payload) const {
-  return (payload * kPpm + line_ppm - 1) / line_ppm;
+  return (payload * kLibPpm + line_ppm - 1) / line_ppm;
 }
 
 uint64_t ProtocolSpec::wire_bytes(uint64_t payload) const {
-  return (line_bytes(payload) * kPpm + link_ppm - 1) / link_ppm;
+  return (line_bytes(payload) * kLibPpm + link_ppm - 1) / link_ppm;
 }
 
 size_t proto_index(Protocol p) {
@@ -122,7 +122,7 @@ Params library_params() {
   p.optional("executor", ParamKind::kString, "cu", "default executor: CU kernels or DMA engines")
       .one_of({"cu", "dma"});
   p.required("steps", ParamKind::kInt, "buffer slots per connection (NCCL_STEPS)").range(1, 64);
-  for (const char* x : kProtos) declare_protocol(p, x);
+  for (const char* x : kLibProtos) declare_protocol(p, x);
   p.required("link_efficiency", ParamKind::kReal,
              "fraction of a GPU link's raw rate left for protocol bytes after packet headers and "
              "flow control, intra-node hops only (network hops: the fabric's nic.efficiency)")
@@ -193,8 +193,8 @@ LibraryConfig bind_library(const ConfigNode& node, uint32_t fabric_gpus_per_node
   c.protocol = parse_protocol(b.str("protocol"), "protocol");
   c.executor = parse_executor(b.str("executor"), "executor");
   c.steps = static_cast<uint32_t>(b.integer("steps"));
-  for (size_t i = 0; i < kProtos.size(); ++i) {
-    c.protocols[i] = bind_protocol(b, kProtos[i], c.steps, b.real("link_efficiency"), node);
+  for (size_t i = 0; i < kLibProtos.size(); ++i) {
+    c.protocols[i] = bind_protocol(b, kLibProtos[i], c.steps, b.real("link_efficiency"), node);
   }
   if (b.present("tuner")) {
     c.tuner = bind_tuner(b.node("tuner"));

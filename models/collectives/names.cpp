@@ -15,7 +15,7 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr std::array<const char*, 4> kProtos{"auto", "simple", "ll128", "ll"};
+constexpr std::array<const char*, 4> kProtoNames{"auto", "simple", "ll128", "ll"};
 constexpr std::array<const char*, 2> kExecs{"cu", "dma"};
 
 [[noreturn]] void unknown(const std::string& s, const std::vector<std::string>& all,
@@ -44,7 +44,7 @@ const char* to_string(Kind k) { return kind_spec(k).name.data(); }  // names are
 const char* to_string(Algo a) {
   return a == Algo::kAuto ? "auto" : algorithm(a).name.data();  // names are literals
 }
-const char* to_string(Protocol p) { return kProtos[static_cast<size_t>(p)]; }
+const char* to_string(Protocol p) { return kProtoNames[static_cast<size_t>(p)]; }
 const char* to_string(Executor e) { return kExecs[static_cast<size_t>(e)]; }
 
 Algo parse_algo(const std::string& s, const std::string& what) {
@@ -64,7 +64,7 @@ Kind parse_kind(const std::string& s, const std::string& what) {
   unknown(s, all, what);
 }
 Protocol parse_protocol(const std::string& s, const std::string& what) {
-  return parse<Protocol>(kProtos, s, what);
+  return parse<Protocol>(kProtoNames, s, what);
 }
 Executor parse_executor(const std::string& s, const std::string& what) {
   return parse<Executor>(kExecs, s, what);

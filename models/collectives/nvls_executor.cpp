@@ -9,8 +9,8 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr uint32_t kStreamInFlight = 1024;  // per stream; the CU window is the real limit
-constexpr unsigned kPieceShift = 24;
+constexpr uint32_t kNvlsStreamInFlight = 1024;  // per stream; the CU window is the real limit
+constexpr unsigned kNvlsPieceShift = 24;
 constexpr unsigned kStepShift = 20;
 constexpr uint64_t kGpuMask = (1ULL << kStepShift) - 1;
 
@@ -50,10 +50,13 @@ NvlsExecutor::NvlsExecutor(ExecContext ctx)
     const auto id = static_cast<uint16_t>(node.id);
     window_ = node.spec->cu_window.count();
     for (uint32_t c = 0; c < channels_; ++c) {
-      cu_streams_.push_back(std::make_unique<gpu::MemStream>(*node.hbm, txn, kStreamInFlight, id));
+      cu_streams_.push_back(
+          std::make_unique<gpu::MemStream>(*node.hbm, txn, kNvlsStreamInFlight, id));
     }
-    switch_reads_.push_back(std::make_unique<gpu::MemStream>(*node.hbm, txn, kStreamInFlight, id));
-    cast_writes_.push_back(std::make_unique<gpu::MemStream>(*node.hbm, txn, kStreamInFlight, id));
+    switch_reads_.push_back(
+        std::make_unique<gpu::MemStream>(*node.hbm, txn, kNvlsStreamInFlight, id));
+    cast_writes_.push_back(
+        std::make_unique<gpu::MemStream>(*node.hbm, txn, kNvlsStreamInFlight, id));
   }
   inflight_.assign(group_.size() * channels_, 0);
   cu_lanes_.resize(inflight_.size());
@@ -87,8 +90,8 @@ int NvlsExecutor::other(int gpu) const {
 }
 
 uint64_t NvlsExecutor::tag(uint32_t piece, Step s, int gpu) const {
-  return (static_cast<uint64_t>(piece) << kPieceShift) | (static_cast<uint64_t>(s) << kStepShift) |
-         static_cast<uint64_t>(gpu);
+  return (static_cast<uint64_t>(piece) << kNvlsPieceShift) |
+         (static_cast<uint64_t>(s) << kStepShift) | static_cast<uint64_t>(gpu);
 }
 
 gpu::Access NvlsExecutor::access(int gpu, uint64_t off, uint64_t bytes, common::MemCmd cmd,
@@ -178,7 +181,7 @@ void NvlsExecutor::issue_reduce(uint64_t piece) {
 // A read for the switch finished (kUp: send the copy up), the CU's own load finished (kRead), or
 // a multicast store landed in HBM (kLanded).
 void NvlsExecutor::access_done(uint64_t t) {
-  const auto p = static_cast<uint32_t>(t >> kPieceShift);
+  const auto p = static_cast<uint32_t>(t >> kNvlsPieceShift);
   const auto step = static_cast<Step>((t >> kStepShift) & 7);
   const int g = static_cast<int>(t & kGpuMask);
   const Piece& pc = pieces_[p];
@@ -212,7 +215,7 @@ void NvlsExecutor::access_done(uint64_t t) {
 }
 
 void NvlsExecutor::delivered(uint64_t t) {
-  const auto p = static_cast<uint32_t>(t >> kPieceShift);
+  const auto p = static_cast<uint32_t>(t >> kNvlsPieceShift);
   const auto step = static_cast<Step>((t >> kStepShift) & 7);
   const int g = static_cast<int>(t & kGpuMask);
   Piece& pc = pieces_[p];

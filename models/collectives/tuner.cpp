@@ -9,9 +9,9 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr uint64_t kPpm = 1'000'000;
+constexpr uint64_t kTunerPpm = 1'000'000;
 
-Bandwidth share(Bandwidth b, uint32_t ppm) { return b.scaled(ppm, kPpm); }
+Bandwidth share(Bandwidth b, uint32_t ppm) { return b.scaled(ppm, kTunerPpm); }
 Bandwidth cap(Bandwidth b, Bandwidth per_channel, uint32_t channels) {
   return per_channel == Bandwidth() ? b : std::min(b, per_channel * channels);
 }
@@ -54,7 +54,7 @@ Cost ring_cost(const TunerConstants& t, const TunerGroup& g, Kind k, size_t p) {
   Duration lat = c.base + intra * (steps - inter) + net * inter;
   if (p == proto_index(Protocol::kSimple) && g.nodes > 1 && k == Kind::kAllReduce) {
     lat = Duration::ps(static_cast<uint64_t>(static_cast<U128>(lat.count_ps()) *
-                                             t.ring_multi_node_simple_ppm / kPpm));
+                                             t.ring_multi_node_simple_ppm / kTunerPpm));
   }
   return {lat, bus.scaled(n, steps)};
 }

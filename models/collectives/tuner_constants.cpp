@@ -6,12 +6,12 @@
 namespace t3sim::collectives {
 namespace {
 
-constexpr double kPpm = 1'000'000.0;
+constexpr double kPpmScale = 1'000'000.0;
 // proto_index() order (library.h): simple, ll128, ll.
-constexpr std::array<const char*, 3> kProtos{"simple", "ll128", "ll"};
+constexpr std::array<const char*, 3> kTunerProtos{"simple", "ll128", "ll"};
 constexpr std::array<const char*, 3> kAlgos{"ring", "tree", "nvls"};
 
-uint32_t ppm(double share) { return static_cast<uint32_t>(std::llround(share * kPpm)); }
+uint32_t ppm(double share) { return static_cast<uint32_t>(std::llround(share * kPpmScale)); }
 
 Params cell_params() {
   Params p;
@@ -30,7 +30,7 @@ Params cell_params() {
 
 Params algo_params(const std::string& algo) {
   Params p;
-  for (const char* x : kProtos) {
+  for (const char* x : kTunerProtos) {
     p.optional(
         x, ParamKind::kObject, nullptr,
         algo + " with " + x + ": latencies and bandwidth share (absent: NCCL has no such pair)");
@@ -81,17 +81,17 @@ TunerConstants bind_tuner(const ConfigNode& node) {
     if (!b.present(kAlgos[a])) continue;
     const ConfigNode algo = b.node(kAlgos[a]);
     const BoundParams ab = bind(algo_params(kAlgos[a]), algo);
-    for (size_t p = 0; p < kProtos.size(); ++p) {
-      if (ab.present(kProtos[p])) t.cells[a][p] = bind_cell(ab.node(kProtos[p]));
+    for (size_t p = 0; p < kTunerProtos.size(); ++p) {
+      if (ab.present(kTunerProtos[p])) t.cells[a][p] = bind_cell(ab.node(kTunerProtos[p]));
     }
   }
   t.ll_max = b.bandwidth("ll_max_bandwidth");
   t.bus_ppm = ppm(b.real("bus_share"));
   t.ring_multi_node_simple_ppm = ppm(b.real("ring_multi_node_simple"));
   const ConfigNode corr = b.node("tree_correction");
-  for (size_t p = 0; p < kProtos.size(); ++p) {
-    if (!corr.has(kProtos[p])) continue;
-    const ConfigNode list = corr.child(kProtos[p]);
+  for (size_t p = 0; p < kTunerProtos.size(); ++p) {
+    if (!corr.has(kTunerProtos[p])) continue;
+    const ConfigNode list = corr.child(kTunerProtos[p]);
     if (!list.json().is_array()) list.fail("must be a list of factors in (0, 1]");
     for (size_t i = 0; i < list.size(); ++i) {
       const ConfigNode f = list.at(i);

@@ -113,19 +113,20 @@ bool is_comm_op(std::string_view name) {
 // The communication kind: the kernel's or record_param_comms' "Collective name", then c10d/nccl
 // op names, then the kernel name. A send or recv also says which side this rank is.
 std::pair<std::optional<CommKind>, std::optional<P2pDirection>> kind_of(
-    const nlohmann::json& events, std::size_t index, const KernelLaunch& launch) {
+    const KinetoEvents& events, std::size_t index, const KernelLaunch& launch) {
   std::optional<CommKind> kind;
   std::optional<P2pDirection> direction;
   const auto named = [&](const std::string& text) {
     kind = comm_kind_of_name(text);
     if (kind == CommKind::kSendRecv) direction = p2p_direction(text);
   };
-  if (const nlohmann::json* args = kineto_args(events[index]); args != nullptr) {
+  const nlohmann::json kernel = events[index];
+  if (const nlohmann::json* args = kineto_args(kernel); args != nullptr) {
     const std::string text = kineto_string(*args, "Collective name");
     if (!text.empty()) named(text);
   }
   for (auto it = launch.stack.rbegin(); it != launch.stack.rend() && !kind; ++it) {
-    const nlohmann::json& op = events[*it];
+    const nlohmann::json op = events[*it];
     const std::string op_name = kineto_string(op, "name");
     if (op_name == "record_param_comms") {
       const nlohmann::json* args = kineto_args(op);
@@ -134,13 +135,13 @@ std::pair<std::optional<CommKind>, std::optional<P2pDirection>> kind_of(
       named(op_name);
     }
   }
-  if (!kind) kind = comm_kind_of_kernel(kineto_string(events[index], "name"));
+  if (!kind) kind = comm_kind_of_kernel(kineto_string(kernel, "name"));
   return {kind, direction};
 }
 
 // The size: the kernel's own fields, then each comm op around the launch, innermost first.
 template <class Pointer>
-std::optional<SizeSource> size_of(const nlohmann::json& events, std::size_t index,
+std::optional<SizeSource> size_of(const KinetoEvents& events, std::size_t index,
                                   const KernelLaunch& launch, const Pointer& event_pointer) {
   std::optional<SizeSource> size =
       from_nelems(kineto_args(events[index]), event_pointer(index) + "/args");
@@ -160,8 +161,8 @@ std::optional<SizeSource> size_of(const nlohmann::json& events, std::size_t inde
 }
 
 // The group's global ranks: the kernel's own args, then each comm op around the launch.
-std::vector<int> group_of(const nlohmann::json& events, std::size_t index,
-                          const KernelLaunch& launch, std::optional<std::int64_t> group) {
+std::vector<int> group_of(const KinetoEvents& events, std::size_t index, const KernelLaunch& launch,
+                          std::optional<std::int64_t> group) {
   std::optional<std::vector<int>> ranks = process_group_ranks(kineto_args(events[index]), group);
   for (auto it = launch.stack.rbegin(); it != launch.stack.rend() && !ranks; ++it) {
     if (!is_comm_op(kineto_string(events[*it], "name"))) continue;
@@ -171,8 +172,8 @@ std::vector<int> group_of(const nlohmann::json& events, std::size_t index,
 }
 
 // A send or recv: its peer as an offset in the group from this rank (traces/README.md `peer`).
-void make_p2p(CommOutcome& r, P2pDirection direction, const nlohmann::json& events,
-              std::size_t index, const KernelLaunch& launch, std::optional<int> own_rank) {
+void make_p2p(CommOutcome& r, P2pDirection direction, const KinetoEvents& events, std::size_t index,
+              const KernelLaunch& launch, std::optional<int> own_rank) {
   Op& op = *r.op;
   op.kind = direction == P2pDirection::kSend ? OpKind::kSend : OpKind::kRecv;
   std::optional<int> peer = p2p_peer_rank(kineto_args(events[index]), direction, r.ranks);
@@ -211,7 +212,7 @@ bool is_comm_kernel(std::string_view kernel_name) {
   return kernel_name.starts_with("ncclDevKernel_") || kernel_name.starts_with("ncclKernel_");
 }
 
-CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index,
+CommOutcome collective_of_kernel(const KinetoEvents& events, std::size_t index,
                                  const KernelLaunch& launch, std::optional<std::int64_t> world_size,
                                  const std::vector<std::size_t>* original,
                                  std::optional<int> own_rank) {

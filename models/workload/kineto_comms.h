@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/workload/kineto_events.h"
 #include "models/workload/kineto_launch.h"
 #include "models/workload/op.h"
 
@@ -37,7 +38,7 @@ struct CommOutcome {
 
 // `kernel` is events[index]; `events` the whole array, or the events kept from it (`original`:
 // each kept event's index in the file's traceEvents, for error pointers; nullptr: the same).
-CommOutcome collective_of_kernel(const nlohmann::json& events, std::size_t index,
+CommOutcome collective_of_kernel(const KinetoEvents& events, std::size_t index,
                                  const KernelLaunch& launch, std::optional<std::int64_t> world_size,
                                  const std::vector<std::size_t>* original = nullptr,
                                  std::optional<int> own_rank = std::nullopt);

@@ -5,17 +5,18 @@
 namespace t3sim::workload {
 namespace {
 
-constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50;  // the trace format's bound (exclusive)
+constexpr std::int64_t kMaxCopyBytes = std::int64_t{1}
+                                       << 50;  // the trace format's bound (exclusive)
 
-bool contains(std::string_view text, std::string_view part) {
+bool name_contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
 }
 
 CopyKind direction(std::string_view text) {
-  if (contains(text, "DtoD")) return CopyKind::kDeviceToDevice;
-  if (contains(text, "PtoP")) return CopyKind::kPeer;
-  if (contains(text, "HtoD") || contains(text, "DtoH") || contains(text, "HtoH") ||
-      contains(text, "HtoA") || contains(text, "AtoH")) {
+  if (name_contains(text, "DtoD")) return CopyKind::kDeviceToDevice;
+  if (name_contains(text, "PtoP")) return CopyKind::kPeer;
+  if (name_contains(text, "HtoD") || name_contains(text, "DtoH") || name_contains(text, "HtoH") ||
+      name_contains(text, "HtoA") || name_contains(text, "AtoH")) {
     return CopyKind::kHost;
   }
   return CopyKind::kUnknown;
@@ -25,9 +26,9 @@ CopyKind direction(std::string_view text) {
 
 KinetoCopy kineto_copy(std::string_view name, std::string_view cat, const nlohmann::json* args) {
   KinetoCopy copy;
-  if (contains(cat, "memset")) {
+  if (name_contains(cat, "memset")) {
     // "Memset (Device)"; "(Pinned)", "(Pageable)", "(Unknown)" are not known to be device memory.
-    copy.kind = contains(name, "(Device)") ? CopyKind::kDeviceSet : CopyKind::kHost;
+    copy.kind = name_contains(name, "(Device)") ? CopyKind::kDeviceSet : CopyKind::kHost;
   } else {
     copy.kind = direction(name);
     if (copy.kind == CopyKind::kUnknown && args != nullptr) {
@@ -38,7 +39,7 @@ KinetoCopy kineto_copy(std::string_view name, std::string_view cat, const nlohma
   if (args != nullptr) {
     const auto bytes = args->find("bytes");
     if (bytes != args->end() && bytes->is_number_integer() && bytes->get<std::int64_t>() >= 1 &&
-        bytes->get<std::int64_t>() < kMaxBytes) {
+        bytes->get<std::int64_t>() < kMaxCopyBytes) {
       copy.bytes = bytes->get<std::int64_t>();
     }
   }
@@ -48,7 +49,7 @@ KinetoCopy kineto_copy(std::string_view name, std::string_view cat, const nlohma
 std::optional<std::int64_t> copy_memory_bytes(const KinetoCopy& copy) {
   if (!copy.bytes) return std::nullopt;
   if (copy.kind == CopyKind::kDeviceSet) return *copy.bytes;
-  if (copy.kind == CopyKind::kDeviceToDevice && *copy.bytes < kMaxBytes / 2) {
+  if (copy.kind == CopyKind::kDeviceToDevice && *copy.bytes < kMaxCopyBytes / 2) {
     return 2 * *copy.bytes;
   }
   return std::nullopt;

@@ -1,6 +1,7 @@
 #include "models/workload/kineto_fixed.h"
 
 #include <array>
+#include <optional>
 
 #include "models/workload/kineto_memory.h"
 #include "models/workload/kineto_names.h"
@@ -39,17 +40,18 @@ bool has_arg(const nlohmann::json& event, const char* key) {
   return args != nullptr && args->contains(key);
 }
 
-// The innermost op around the launch that `pick` accepts, or nullptr.
+// The innermost op around the launch that `pick` accepts, or nullopt.
 template <typename Pick>
-const nlohmann::json* innermost(const KernelLaunch& launch, const nlohmann::json& events,
-                                Pick pick) {
+std::optional<nlohmann::json> innermost(const KernelLaunch& launch, const KinetoEvents& events,
+                                        Pick pick) {
   for (auto it = launch.stack.rbegin(); it != launch.stack.rend(); ++it) {
-    if (pick(kineto_string(events[*it], "name"))) return &events[*it];
+    nlohmann::json op = events[*it];
+    if (pick(kineto_string(op, "name"))) return op;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
-bool any_shapes(const KernelLaunch& launch, const nlohmann::json& events) {
+bool any_shapes(const KernelLaunch& launch, const KinetoEvents& events) {
   for (const std::size_t i : launch.stack) {
     if (has_arg(events[i], "Input Dims")) return true;
   }
@@ -57,24 +59,24 @@ bool any_shapes(const KernelLaunch& launch, const nlohmann::json& events) {
 }
 
 FixedReason kernel_reason(KernelCategory category, const nlohmann::json* kernel_args,
-                          const KernelLaunch& launch, const nlohmann::json& events) {
+                          const KernelLaunch& launch, const KinetoEvents& events) {
   switch (category) {
     case KernelCategory::kConvolution: {
-      const nlohmann::json* conv = innermost(launch, events, is_conv_op);
-      if (conv == nullptr || !has_arg(*conv, "Input Dims")) return FixedReason::kNoShapes;
+      const std::optional<nlohmann::json> conv = innermost(launch, events, is_conv_op);
+      if (!conv || !has_arg(*conv, "Input Dims")) return FixedReason::kNoShapes;
       return has_arg(*conv, "Concrete Inputs") ? FixedReason::kConvolution
                                                : FixedReason::kConvNoStride;
     }
     case KernelCategory::kGemmUnmodelled: {
-      const nlohmann::json* aten =
+      const std::optional<nlohmann::json> aten =
           innermost(launch, events, [](std::string_view n) { return n.starts_with("aten::"); });
-      if (aten == nullptr) return FixedReason::kUnknownKernel;
+      if (!aten) return FixedReason::kUnknownKernel;
       return has_arg(*aten, "Input Dims") ? FixedReason::kUnusableGemm : FixedReason::kNoShapes;
     }
     case KernelCategory::kMemoryUnmodelled: {
-      const nlohmann::json* aten = innermost(launch, events, memory_family);
-      return aten != nullptr && has_arg(*aten, "Input Dims") ? FixedReason::kUnusableMemory
-                                                             : FixedReason::kNoShapes;
+      const std::optional<nlohmann::json> aten = innermost(launch, events, memory_family);
+      return aten && has_arg(*aten, "Input Dims") ? FixedReason::kUnusableMemory
+                                                  : FixedReason::kNoShapes;
     }
     case KernelCategory::kCollectiveUnmodelled: {
       const bool sized = kernel_args != nullptr && kernel_args->contains("In msg nelems");
@@ -93,7 +95,7 @@ std::string_view describe(FixedReason r) { return info(r).text; }
 std::string_view fix_hint(FixedReason r) { return info(r).hint; }
 
 FixedReason fixed_reason(KernelCategory category, const nlohmann::json* kernel_args,
-                         const KernelLaunch& launch, const nlohmann::json& events) {
+                         const KernelLaunch& launch, const KinetoEvents& events) {
   if (category == KernelCategory::kMemcpy || category == KernelCategory::kMemset) {
     return FixedReason::kCopy;
   }

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/workload/kineto_events.h"
 #include "models/workload/kineto_launch.h"
 #include "models/workload/kineto_summary.h"
 
@@ -25,6 +26,6 @@ std::string_view fix_hint(FixedReason r);   // what to turn on, or "" when nothi
 // The reason a GPU event of `category` (not simulated) stays fixed; `kernel_args` its args,
 // `launch` what launched it, `events` the profile's events `launch` indexes.
 FixedReason fixed_reason(KernelCategory category, const nlohmann::json* kernel_args,
-                         const KernelLaunch& launch, const nlohmann::json& events);
+                         const KernelLaunch& launch, const KinetoEvents& events);
 
 }  // namespace t3sim::workload

@@ -152,4 +152,15 @@ std::optional<int> kineto_rank(const nlohmann::json& top) {
   return r ? std::optional<int>(static_cast<int>(*r)) : std::nullopt;
 }
 
+std::optional<std::int64_t> kineto_world_size(const nlohmann::json& top) {
+  const auto info = top.find("distributedInfo");
+  if (info == top.end() || !info->is_object()) return std::nullopt;
+  const auto ws = info->find("world_size");
+  if (ws == info->end() || !ws->is_number_integer() || ws->get<std::int64_t>() < 1 ||
+      ws->get<std::int64_t>() > (std::int64_t{1} << 20)) {
+    return std::nullopt;
+  }
+  return ws->get<std::int64_t>();
+}
+
 }  // namespace t3sim::workload

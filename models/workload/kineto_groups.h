@@ -36,5 +36,7 @@ std::optional<int> p2p_peer_rank(const nlohmann::json* args, P2pDirection direct
 
 // distributedInfo.rank of a profile's top level, when present and in [0, 2^20).
 std::optional<int> kineto_rank(const nlohmann::json& top);
+// distributedInfo.world_size of a profile's top level, when it is a usable group size.
+std::optional<std::int64_t> kineto_world_size(const nlohmann::json& top);
 
 }  // namespace t3sim::workload

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -25,14 +26,16 @@
 namespace t3sim::workload {
 namespace {
 
+// A GPU event as the import reads it; name and args are read when it is added (loaded()).
 struct GpuEvent {
-  std::size_t index = 0;  // position in traceEvents
+  std::size_t index = 0;  // position in the events
   double start_us = 0;
   double dur_us = 0;
   std::int64_t cuda_stream = 0;
-  std::string name;
-  std::string cat;  // lower case
-  const nlohmann::json* args = nullptr;
+  std::string cat;      // lower case
+  std::string name;     // once loaded
+  nlohmann::json args;  // once loaded: the "args" object, or null
+  const nlohmann::json* args_ptr() const { return args.is_object() ? &args : nullptr; }
 };
 
 std::string lower(std::string text) {
@@ -46,13 +49,13 @@ GpuEvent read_gpu_event(const nlohmann::json& e, std::size_t index, const std::s
   const ObjectReader r(e, file, pointer, "Kineto GPU event");
   GpuEvent g;
   g.index = index;
-  g.name = r.string("name");
+  r.string("name");  // checked here, read when loaded
   g.start_us = r.number("ts", -1e18, 1e18);
   g.dur_us = r.number("dur", 0, kMaxMicroseconds);
   g.cat = lower(r.string("cat"));
-  g.args = kineto_args(e);
-  if (g.args != nullptr && g.args->contains("stream")) {
-    g.cuda_stream = ObjectReader(*g.args, file, r.pointer("args"), "Kineto GPU event args")
+  const nlohmann::json* args = kineto_args(e);
+  if (args != nullptr && args->contains("stream")) {
+    g.cuda_stream = ObjectReader(*args, file, r.pointer("args"), "Kineto GPU event args")
                         .integer("stream", 0, std::int64_t{1} << 48);
   } else {
     g.cuda_stream = r.integer("tid", 0, std::int64_t{1} << 48);
@@ -60,32 +63,55 @@ GpuEvent read_gpu_event(const nlohmann::json& e, std::size_t index, const std::s
   return g;
 }
 
+// What GPU events are sorted by (the event is read again when added).
+struct GpuSlot {
+  std::size_t index = 0;
+  double start_us = 0;
+};
+
 KernelCategory copy_category(const GpuEvent& e) {
   return e.cat.find("memset") != std::string::npos ? KernelCategory::kMemset
                                                    : KernelCategory::kMemcpy;
 }
 
+// `g` with its name and args read from its event.
+GpuEvent loaded(const GpuEvent& g, const nlohmann::json& e) {
+  GpuEvent out = g;
+  out.name = kineto_string(e, "name");
+  if (const nlohmann::json* args = kineto_args(e)) out.args = *args;
+  return out;
+}
+
 class Importer {
  public:
-  Importer(const nlohmann::json& events, const std::string& file,
-           const KinetoImportOptions& options, std::optional<std::int64_t> world_size,
-           std::optional<int> rank, const std::vector<std::size_t>* original)
-      : events_(events),
+  Importer(KinetoEvents events, const std::string& file, const KinetoImportOptions& options,
+           std::optional<std::int64_t> world_size, std::optional<int> rank,
+           const std::vector<std::size_t>* original)
+      : events_(std::move(events)),
         file_(file),
         options_(options),
         world_size_(world_size),
         rank_(rank),
         original_(original),
-        launches_(events) {}
+        launches_(std::in_place, events_) {}
 
   KinetoImport run() {
-    std::vector<GpuEvent> gpu = gpu_events();
+    std::vector<GpuSlot> gpu = gpu_events();
     if (gpu.empty()) {
       throw ConfigError(file_, "/traceEvents",
                         "no GPU events (\"cat\": \"kernel\"); profile with "
                         "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
     }
-    for (const GpuEvent& e : gpu) add_event(e);
+    pending_.reserve(gpu.size());  // at most one op per event: no growth slack on large profiles
+    for (const GpuSlot& g : gpu) {
+      const nlohmann::json e = events_[g.index];
+      add_event(loaded(read_gpu_event(e, g.index, file_, event_pointer(g.index)), e));
+    }
+    const std::size_t gpu_count = gpu.size();
+    std::vector<GpuSlot>().swap(gpu);  // neither these nor the events and indexes are read again
+    launches_.reset();
+    events_ = KinetoEvents();
+    std::unordered_map<std::size_t, std::size_t>().swap(gemm_by_op_);
     split_memory_bytes();
     assign_streams_and_deps();
     KinetoImport out;
@@ -93,37 +119,39 @@ class Importer {
     out.trace.metadata.description = fmt::format(
         "imported from the Kineto trace {} ({} GPU events; {:.1f} % of GPU time "
         "simulated)",
-        file_, gpu.size(), summary_.simulated_share());
+        file_, gpu_count, summary_.simulated_share());
     out.trace.metadata.rank = rank_;
+    out.trace.ops.reserve(pending_.size());
     for (KinetoPending& p : pending_) {
       if (!p.ranks.empty()) {
         p.op.process_group = intern_process_group(out.trace.metadata, std::move(p.ranks));
       }
       out.trace.ops.push_back(std::move(p.op));
     }
+    std::vector<KinetoPending>().swap(pending_);  // moved into the trace
     check_trace(out.trace, file_);
-    summary_.gpu_events = static_cast<std::int64_t>(gpu.size());
+    summary_.gpu_events = static_cast<std::int64_t>(gpu_count);
     summary_.idle_kept = options_.keep_idle;
     out.summary = std::move(summary_);
     return out;
   }
 
  private:
-  std::vector<GpuEvent> gpu_events() {
+  std::vector<GpuSlot> gpu_events() {
     const std::initializer_list<std::string_view> kGpuCats = {"kernel", "gpu_memcpy", "gpu_memset",
                                                               "memcpy", "memset"};
-    std::vector<GpuEvent> gpu;
+    std::vector<GpuSlot> gpu;
     for (std::size_t i = 0; i < events_.size(); ++i) {
-      const nlohmann::json& e = events_[i];
+      const nlohmann::json e = events_[i];
       if (is_kineto_complete(e, kGpuCats)) {
-        gpu.push_back(read_gpu_event(e, i, file_, event_pointer(i)));
+        gpu.push_back({i, read_gpu_event(e, i, file_, event_pointer(i)).start_us});
       } else if (e.is_object() && !e.contains("ph") &&
                  is_kineto_complete({{"ph", "X"}, {"cat", kineto_string(e, "cat")}}, kGpuCats)) {
         without_ph(e, i);
       }
     }
     std::stable_sort(gpu.begin(), gpu.end(),
-                     [](const GpuEvent& a, const GpuEvent& b) { return a.start_us < b.start_us; });
+                     [](const GpuSlot& a, const GpuSlot& b) { return a.start_us < b.start_us; });
     return gpu;
   }
 
@@ -133,7 +161,7 @@ class Importer {
       add_copy(e);
       return;
     }
-    const KernelLaunch launch = launches_.launch_of(e.args);
+    const KernelLaunch launch = launches_->launch_of(e.args_ptr());
     if (!launch.stack.empty()) {
       ++(launch.runtime ? summary_.linked_by_launch : summary_.linked_by_external);
     }
@@ -177,7 +205,7 @@ class Importer {
 
   // Device copies and sets become memory ops; host and peer copies stay fixed.
   void add_copy(const GpuEvent& e) {
-    const KinetoCopy copy = kineto_copy(e.name, e.cat, e.args);
+    const KinetoCopy copy = kineto_copy(e.name, e.cat, e.args_ptr());
     if (const std::optional<std::int64_t> bytes = copy_memory_bytes(copy)) {
       push(e, memory_op(e, *bytes, e.name), KernelCategory::kMemory);
     } else if (copy.kind == CopyKind::kHost || copy.kind == CopyKind::kPeer) {
@@ -189,9 +217,10 @@ class Importer {
 
   // A kernel of a memory-bound op (kineto_memory.h): the op's bytes; without shapes, fixed.
   void add_memory(const GpuEvent& e, std::size_t cpu) {
-    const std::string name = kineto_string(events_[cpu], "name");
+    const nlohmann::json cpu_op = events_[cpu];
+    const std::string name = kineto_string(cpu_op, "name");
     const MemoryFamily& family = *memory_family(name);
-    const nlohmann::json* args = kineto_args(events_[cpu]);
+    const nlohmann::json* args = kineto_args(cpu_op);
     if (args == nullptr || !args->contains("Input Dims")) {
       push(e, fixed_op(e), KernelCategory::kMemoryUnmodelled);  // reason: no shapes recorded
       return;
@@ -302,8 +331,9 @@ class Importer {
   void push(const GpuEvent& e, Op op, KernelCategory category) {
     summary_.add(category, e.dur_us);
     if (!is_simulated(category)) {
-      const KernelLaunch launch = e.cat == "kernel" ? launches_.launch_of(e.args) : KernelLaunch{};
-      summary_.add_fixed(fixed_reason(category, e.args, launch, events_), e.dur_us);
+      const KernelLaunch launch =
+          e.cat == "kernel" ? launches_->launch_of(e.args_ptr()) : KernelLaunch{};
+      summary_.add_fixed(fixed_reason(category, e.args_ptr(), launch, events_), e.dur_us);
     }
     const int n = per_stream_count_[e.cuda_stream]++;
     op.id = fmt::format("s{}.{}.{}", e.cuda_stream, n, to_string(op.kind));
@@ -323,13 +353,13 @@ class Importer {
     summary_.span_us = t.span_us;
   }
 
-  const nlohmann::json& events_;
+  KinetoEvents events_;
   const std::string& file_;
   const KinetoImportOptions& options_;
   std::optional<std::int64_t> world_size_;
   std::optional<int> rank_;
   const std::vector<std::size_t>* original_;
-  LaunchIndex launches_;
+  std::optional<LaunchIndex> launches_;  // dropped once every GPU event is added
   ImportSummary summary_;
   std::unordered_map<std::size_t, std::size_t> gemm_by_op_;       // matmul cpu_op -> pending
   std::map<std::size_t, std::vector<std::size_t>> memory_by_op_;  // memory cpu_op -> pending
@@ -339,35 +369,25 @@ class Importer {
 
 }  // namespace
 
-std::optional<std::int64_t> kineto_world_size(const nlohmann::json& top) {
-  const auto info = top.find("distributedInfo");
-  if (info == top.end() || !info->is_object()) return std::nullopt;
-  const auto ws = info->find("world_size");
-  if (ws == info->end() || !ws->is_number_integer() || ws->get<std::int64_t>() < 1 ||
-      ws->get<std::int64_t>() > (std::int64_t{1} << 20)) {
-    return std::nullopt;
-  }
-  return ws->get<std::int64_t>();
-}
-
 KinetoImport import_kineto_profile(const nlohmann::json& chrome_trace, const std::string& file,
                                    const KinetoImportOptions& options) {
   if (chrome_trace.is_array()) {  // the Trace Event Format's array form (PyTorch 1.8's profiler)
-    return Importer(chrome_trace, file, options, std::nullopt, std::nullopt, nullptr).run();
+    return Importer(KinetoEvents::of_array(chrome_trace), file, options, std::nullopt, std::nullopt,
+                    nullptr)
+        .run();
   }
   const ObjectReader top(chrome_trace, file, "", "Kineto Chrome trace");
   const nlohmann::json& events = top.get("traceEvents");
   if (!events.is_array()) top.fail("traceEvents", "\"traceEvents\" must be an array of events");
-  return Importer(events, file, options, kineto_world_size(chrome_trace), kineto_rank(chrome_trace),
-                  nullptr)
+  return Importer(KinetoEvents::of_array(events), file, options, kineto_world_size(chrome_trace),
+                  kineto_rank(chrome_trace), nullptr)
       .run();
 }
 
-KinetoImport import_kineto_events(const nlohmann::json& events,
-                                  const std::vector<std::size_t>& original,
+KinetoImport import_kineto_events(KinetoEvents events, const std::vector<std::size_t>& original,
                                   std::optional<std::int64_t> world_size, const std::string& file,
                                   const KinetoImportOptions& options, std::optional<int> rank) {
-  return Importer(events, file, options, world_size, rank, &original).run();
+  return Importer(std::move(events), file, options, world_size, rank, &original).run();
 }
 
 Trace import_kineto(const nlohmann::json& chrome_trace, const std::string& file,

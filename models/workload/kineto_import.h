@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/workload/kineto_events.h"
 #include "models/workload/kineto_summary.h"
 #include "models/workload/trace.h"
 
@@ -65,14 +66,13 @@ Trace import_kineto(const nlohmann::json& chrome_trace, const std::string& file,
 KinetoImport import_kineto_file(const std::filesystem::path& path,
                                 const KinetoImportOptions& options = {});
 
-// The import of `events`, the events kept from a profile's traceEvents; `original` holds each
-// one's index there (for error pointers); `world_size` comes from the profile's distributedInfo.
-KinetoImport import_kineto_events(const nlohmann::json& events,
-                                  const std::vector<std::size_t>& original,
+// The import of `events`, the events kept from a profile's traceEvents (kineto_events.h; freed
+// once every GPU event is added);
+// `original` holds each one's index there (for error pointers); `world_size` comes from the
+// profile's distributedInfo.
+KinetoImport import_kineto_events(KinetoEvents events, const std::vector<std::size_t>& original,
                                   std::optional<std::int64_t> world_size, const std::string& file,
                                   const KinetoImportOptions& options,
                                   std::optional<int> rank = std::nullopt);
-// distributedInfo.world_size of a profile's top level, when it is a usable group size.
-std::optional<std::int64_t> kineto_world_size(const nlohmann::json& top);
 
 }  // namespace t3sim::workload

@@ -78,26 +78,19 @@ bool is_kineto_complete(const nlohmann::json& e, std::initializer_list<std::stri
   return std::find(cats.begin(), cats.end(), cat) != cats.end();
 }
 
-LaunchIndex::LaunchIndex(const nlohmann::json& events) : events_(events) {
+LaunchIndex::LaunchIndex(const KinetoEvents& events) : events_(events) {
+  std::map<std::string, std::vector<Span>> threads;  // one decode per event for both indexes
   for (std::size_t i = 0; i < events.size(); ++i) {
-    const nlohmann::json& e = events[i];
-    if (is_kineto_complete(e, {"cuda_runtime", "runtime", "cuda_driver", "hip_runtime"})) {
+    const nlohmann::json e = events[i];
+    const bool launch =
+        is_kineto_complete(e, {"cuda_runtime", "runtime", "cuda_driver", "hip_runtime"});
+    if (launch) {
       if (const auto c = kineto_id(kineto_args(e), "correlation")) runtime_.emplace(*c, i);
     } else if (is_kineto_complete(e, {"cpu_op", "operator"})) {
       if (const auto x = kineto_id(kineto_args(e), "External id")) cpu_by_external_.emplace(*x, i);
     }
-  }
-  index_stacks(events);
-}
-
-void LaunchIndex::index_stacks(const nlohmann::json& events) {
-  std::map<std::string, std::vector<Span>> threads;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const nlohmann::json& e = events[i];
     const bool op = is_kineto_complete(e, {"cpu_op", "operator", "user_annotation"});
-    if (!op && !is_kineto_complete(e, {"cuda_runtime", "runtime", "cuda_driver", "hip_runtime"})) {
-      continue;
-    }
+    if (!op && !launch) continue;
     double ts = 0, dur = 0;
     if (!number_member(e, "ts", ts) || !number_member(e, "dur", dur) || dur < 0) continue;
     threads[thread_key(e)].push_back({ts, ts + dur, i, op});

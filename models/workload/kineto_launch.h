@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/workload/kineto_events.h"
+
 namespace t3sim::workload {
 
 // The string member `key` of the event object `e`, or "" when absent or not a string.
@@ -41,19 +43,17 @@ struct KernelLaunch {
 
 class LaunchIndex {
  public:
-  explicit LaunchIndex(const nlohmann::json& events);
+  explicit LaunchIndex(const KinetoEvents& events);
 
   // The launch of the kernel whose args are `kernel_args` (nullptr: none known).
   KernelLaunch launch_of(const nlohmann::json* kernel_args) const;
   std::size_t runtime_events() const { return runtime_.size(); }
 
  private:
-  void index_stacks(const nlohmann::json& events);
-
   std::unordered_map<std::int64_t, std::size_t> runtime_;             // correlation -> event
   std::unordered_map<std::size_t, std::vector<std::size_t>> stacks_;  // runtime event -> ops
   std::unordered_map<std::int64_t, std::size_t> cpu_by_external_;     // External id -> cpu_op
-  const nlohmann::json& events_;
+  const KinetoEvents& events_;
 };
 
 }  // namespace t3sim::workload

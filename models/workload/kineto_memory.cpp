@@ -15,7 +15,7 @@
 namespace t3sim::workload {
 namespace {
 
-constexpr std::int64_t kMaxBytes = (std::int64_t{1} << 50) - 1;  // the trace format's bound
+constexpr std::int64_t kMaxMemoryBytes = (std::int64_t{1} << 50) - 1;  // the trace format's bound
 
 // Each family's ops: aten names without "aten::" and a trailing '_', space-separated.
 constexpr std::array<MemoryFamily, 7> kFamilies = {{
@@ -90,7 +90,7 @@ class Reader {
       if (!d.is_array()) fail(fmt::format("/Input Dims/{}", i), "is not an array of sizes");
       for (std::size_t j = 0; j < d.size(); ++j) {
         if (!d[j].is_number_integer() || d[j].get<std::int64_t>() < 0 ||
-            d[j].get<std::int64_t>() > kMaxBytes) {
+            d[j].get<std::int64_t>() > kMaxMemoryBytes) {
           fail(fmt::format("/Input Dims/{}/{}", i, j), "is not a size in [0, 2^50)");
         }
         t.dims.push_back(d[j].get<std::int64_t>());
@@ -104,7 +104,8 @@ class Reader {
   }
 
   std::int64_t checked(std::int64_t a, std::int64_t b) const {
-    if (a != 0 && b > kMaxBytes / a) fail("/Input Dims", "describes tensors of 2^50 bytes or more");
+    if (a != 0 && b > kMaxMemoryBytes / a)
+      fail("/Input Dims", "describes tensors of 2^50 bytes or more");
     return a * b;
   }
 
@@ -199,7 +200,7 @@ std::int64_t memory_op_bytes(const MemoryFamily& family, const nlohmann::json& a
   const Reader r(file, pointer);
   const std::vector<Tensor> in = r.tensors(args);
   const std::int64_t bytes = rule_bytes(family.rule, in, r);
-  if (bytes > kMaxBytes) r.fail("/Input Dims", "describes tensors of 2^50 bytes or more");
+  if (bytes > kMaxMemoryBytes) r.fail("/Input Dims", "describes tensors of 2^50 bytes or more");
   return std::max<std::int64_t>(bytes, 1);
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <string_view>
+#include <utility>
 
 #include <unistd.h>
 
@@ -48,7 +49,10 @@ constexpr std::array<std::string_view, 21> kKeptArgs = {"bytes",  // memcpy / me
                                                         "Src Rank",
                                                         "Dst Rank",
                                                         "Process Group Name"};
-// Events kept: about 1 KB each in memory, so 2^24 is ~16 GB; a profile of more is refused.
+// Events kept: each is its trimmed CBOR in KinetoEvents (kineto_events.h), ~170 bytes with its
+// place and its index in the file (152 bytes of CBOR on average in synth_kineto.py's profiles);
+// with the launch index and the ops built, ~415 bytes per kept event at the peak (docs/traces.md:
+// 1.66 GB for 4 M), so 2^24 is ~7 GB; a profile of more is refused.
 constexpr std::size_t kMaxKeptEvents = std::size_t{1} << 24;
 
 template <std::size_t N>
@@ -122,7 +126,7 @@ bool gzip_file(const std::filesystem::path& path) {
 
 KinetoImport import_kineto_stream(const std::filesystem::path& path, const std::string& file,
                                   const KinetoImportOptions& options) {
-  nlohmann::json kept = nlohmann::json::array();
+  KinetoEvents kept;
   std::vector<std::size_t> original;
   const auto keep = [&](nlohmann::json& e, std::size_t index, const nlohmann::json&) {
     if (!e.is_object() || !kept_category(e)) return;
@@ -145,7 +149,7 @@ KinetoImport import_kineto_stream(const std::filesystem::path& path, const std::
   if (!r.get("traceEvents").is_array()) {
     r.fail("traceEvents", "\"traceEvents\" must be an array of events");
   }
-  return import_kineto_events(kept, original, kineto_world_size(top), file, options,
+  return import_kineto_events(std::move(kept), original, kineto_world_size(top), file, options,
                               kineto_rank(top));
 }
 

@@ -8,12 +8,12 @@
 namespace t3sim::workload {
 namespace {
 
-struct CategoryInfo {
+struct KinetoCategoryInfo {
   std::string_view name;
   bool simulated;
 };
 
-constexpr std::array<CategoryInfo, kKernelCategories> kCategories = {{
+constexpr std::array<KinetoCategoryInfo, kKernelCategories> kKinetoCategories = {{
     {"gemm", true},
     {"collective", true},
     {"memory", true},
@@ -28,7 +28,9 @@ constexpr std::array<CategoryInfo, kKernelCategories> kCategories = {{
     {"other kernels", false},
 }};
 
-const CategoryInfo& info(KernelCategory c) { return kCategories.at(static_cast<std::size_t>(c)); }
+const KinetoCategoryInfo& info(KernelCategory c) {
+  return kKinetoCategories.at(static_cast<std::size_t>(c));
+}
 
 double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
@@ -93,7 +95,7 @@ void ImportSummary::warn(const std::string& reason, const std::string& detail,
 double ImportSummary::simulated_share() const {
   double simulated = 0;
   for (std::size_t i = 0; i < kKernelCategories; ++i) {
-    if (kCategories[i].simulated) simulated += categories[i].gpu_us;
+    if (kKinetoCategories[i].simulated) simulated += categories[i].gpu_us;
   }
   return pct(simulated, gpu_us);
 }
@@ -109,9 +111,9 @@ std::string format_summary(const ImportSummary& s) {
   for (std::size_t i = 0; i < kKernelCategories; ++i) {
     const ImportSummary::Category& c = s.categories[i];
     if (c.ops == 0) continue;
-    out += fmt::format("\n  {:<26} {:>8} {:>14.1f} {:>7.1f}%  {}", kCategories[i].name, c.ops,
+    out += fmt::format("\n  {:<26} {:>8} {:>14.1f} {:>7.1f}%  {}", kKinetoCategories[i].name, c.ops,
                        c.gpu_us, pct(c.gpu_us, s.gpu_us),
-                       kCategories[i].simulated ? "simulated" : "fixed (measured)");
+                       kKinetoCategories[i].simulated ? "simulated" : "fixed (measured)");
   }
   bool header = false;
   for (std::size_t i = 0; i < kFixedReasons; ++i) {
@@ -158,8 +160,8 @@ nlohmann::ordered_json to_json(const ImportSummary& s) {
   for (std::size_t i = 0; i < kKernelCategories; ++i) {
     const ImportSummary::Category& c = s.categories[i];
     if (c.ops == 0) continue;
-    cats.push_back({{"category", kCategories[i].name},
-                    {"simulated", kCategories[i].simulated},
+    cats.push_back({{"category", kKinetoCategories[i].name},
+                    {"simulated", kKinetoCategories[i].simulated},
                     {"ops", c.ops},
                     {"gpu_us", c.gpu_us},
                     {"share_pct", pct(c.gpu_us, s.gpu_us)}});

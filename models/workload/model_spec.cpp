@@ -12,7 +12,7 @@
 namespace t3sim::workload {
 namespace {
 
-constexpr std::int64_t kMaxDim = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxModelDim = std::int64_t{1} << 24;
 
 struct NumericKey {
   std::string_view key;
@@ -22,14 +22,14 @@ struct NumericKey {
 
 // Numeric keys, in file order, with their upper bounds.
 constexpr std::array<NumericKey, 10> kNumericKeys = {{
-    {"hidden", kMaxDim, &ModelSpec::hidden},
-    {"ffn", kMaxDim, &ModelSpec::ffn},
+    {"hidden", kMaxModelDim, &ModelSpec::hidden},
+    {"ffn", kMaxModelDim, &ModelSpec::ffn},
     {"layers", 1 << 20, &ModelSpec::layers},
-    {"heads", kMaxDim, &ModelSpec::heads},
-    {"kv_heads", kMaxDim, &ModelSpec::kv_heads},
-    {"head_dim", kMaxDim, &ModelSpec::head_dim},
-    {"attn_inner", kMaxDim, &ModelSpec::attn_inner},
-    {"seq_len", kMaxDim, &ModelSpec::seq_len},
+    {"heads", kMaxModelDim, &ModelSpec::heads},
+    {"kv_heads", kMaxModelDim, &ModelSpec::kv_heads},
+    {"head_dim", kMaxModelDim, &ModelSpec::head_dim},
+    {"attn_inner", kMaxModelDim, &ModelSpec::attn_inner},
+    {"seq_len", kMaxModelDim, &ModelSpec::seq_len},
     {"micro_batch", 1 << 20, &ModelSpec::micro_batch},
     {"vocab", std::int64_t{1} << 31, &ModelSpec::vocab},
 }};

@@ -7,7 +7,7 @@
 namespace t3sim::fabric {
 namespace {
 
-TopoEdge link_edge(const LinkSpec& l) { return make_edge(l.bandwidth, l.latency, l.credits); }
+TopoEdge basic_link_edge(const LinkSpec& l) { return make_edge(l.bandwidth, l.latency, l.credits); }
 
 }  // namespace
 
@@ -31,9 +31,9 @@ Topology build_ring(const FabricConfig& c) {
   const bool bidirectional = c.own.boolean("bidirectional");
   for (int g = 0; g < n && n > 1; ++g) {
     const int next = (g + 1) % n;
-    if (n == 2 && g == 1) break;        // 0<->1 already built: one full-duplex link
-    TopoEdge up = link_edge(c.link);    // g -> g+1
-    TopoEdge down = link_edge(c.link);  // g+1 -> g, i.e. T3's g -> g-1 direction
+    if (n == 2 && g == 1) break;              // 0<->1 already built: one full-duplex link
+    TopoEdge up = basic_link_edge(c.link);    // g -> g+1
+    TopoEdge down = basic_link_edge(c.link);  // g+1 -> g, i.e. T3's g -> g-1 direction
     up.routable = bidirectional || n == 2;
     t.add_duplex(static_cast<uint32_t>(g), static_cast<uint32_t>(next), up, down);
   }
@@ -53,8 +53,8 @@ Topology build_fully_connected(const FabricConfig& c) {
   t.edges.reserve(static_cast<size_t>(c.gpus) * static_cast<size_t>(c.gpus - 1));
   for (int i = 0; i < c.gpus; ++i) {
     for (int j = i + 1; j < c.gpus; ++j) {
-      t.add_duplex(static_cast<uint32_t>(i), static_cast<uint32_t>(j), link_edge(c.link),
-                   link_edge(c.link));
+      t.add_duplex(static_cast<uint32_t>(i), static_cast<uint32_t>(j), basic_link_edge(c.link),
+                   basic_link_edge(c.link));
     }
   }
   return t;
