@@ -38,7 +38,7 @@ struct GpuEvent {
   const nlohmann::json* args_ptr() const { return args.is_object() ? &args : nullptr; }
 };
 
-std::string lower(std::string text) {
+std::string to_lower_case(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
@@ -52,7 +52,7 @@ GpuEvent read_gpu_event(const nlohmann::json& e, std::size_t index, const std::s
   r.string("name");  // checked here, read when loaded
   g.start_us = r.number("ts", -1e18, 1e18);
   g.dur_us = r.number("dur", 0, kMaxMicroseconds);
-  g.cat = lower(r.string("cat"));
+  g.cat = to_lower_case(r.string("cat"));
   const nlohmann::json* args = kineto_args(e);
   if (args != nullptr && args->contains("stream")) {
     g.cuda_stream = ObjectReader(*args, file, r.pointer("args"), "Kineto GPU event args")

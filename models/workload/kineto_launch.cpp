@@ -8,7 +8,7 @@
 namespace t3sim::workload {
 namespace {
 
-std::string lower(std::string_view text) {
+std::string lower_view(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -74,7 +74,7 @@ std::optional<std::int64_t> kineto_id(const nlohmann::json* args, std::string_vi
 
 bool is_kineto_complete(const nlohmann::json& e, std::initializer_list<std::string_view> cats) {
   if (kineto_string(e, "ph") != "X") return false;
-  const std::string cat = lower(kineto_string(e, "cat"));
+  const std::string cat = lower_view(kineto_string(e, "cat"));
   return std::find(cats.begin(), cats.end(), cat) != cats.end();
 }
 
