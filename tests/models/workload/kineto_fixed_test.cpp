@@ -6,23 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "models/workload/kineto_import.h"
+#include "tests/models/workload/kineto_test_events.h"
 
 namespace t3sim::workload {
 namespace {
-
-nlohmann::json kernel(const std::string& name, double ts, double dur, int external_id) {
-  return {{"ph", "X"},    {"cat", "kernel"},
-          {"name", name}, {"pid", 0},
-          {"tid", 7},     {"ts", ts},
-          {"dur", dur},   {"args", {{"External id", external_id}, {"stream", 7}}}};
-}
-
-nlohmann::json cpu_op(const std::string& name, int external_id, nlohmann::json extra) {
-  nlohmann::json args = {{"External id", external_id}};
-  args.update(extra);
-  return {{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1},
-          {"tid", 1},  {"ts", 0.0},       {"dur", 1.0},   {"args", args}};
-}
 
 const ImportSummary::Category& reason(const ImportSummary& s, FixedReason r) {
   return s.fixed_reasons[static_cast<std::size_t>(r)];
@@ -34,17 +21,19 @@ TEST(KinetoFixed, EachFixedKernelIsCountedUnderWhatWouldMakeItSimulated) {
   strided["Concrete Inputs"] = {"", "", "", "[2, 2]", "[3, 3]"};
   const nlohmann::json events = {
       {"traceEvents",
-       {cpu_op("aten::mm", 1, nlohmann::json::object()),  // record_shapes off
-        kernel("ampere_sgemm_128x64_nn", 0, 10, 1),
-        cpu_op("aten::convolution", 2, nlohmann::json::object()),  // off again
-        kernel("implicit_convolve_sgemm", 20, 20, 2),
-        cpu_op("aten::convolution", 3, dims),  // shapes, but no stride/padding
-        kernel("implicit_convolve_sgemm", 50, 30, 3),
-        cpu_op("aten::convolution", 4, strided),  // all recorded: not modelled
-        kernel("implicit_convolve_sgemm", 90, 40, 4),
-        kernel("vectorized_elementwise_kernel", 140, 50, 99),  // no op with External id 99
-        cpu_op("aten::cat", 5, nlohmann::json::object()),      // outside the memory-op table
-        kernel("vectorized_elementwise_kernel", 200, 60, 5),
+       {testing::kineto_cpu_op("aten::mm", 1, nlohmann::json::object()),  // record_shapes off
+        testing::kineto_kernel("ampere_sgemm_128x64_nn", 0, 10, 1),
+        testing::kineto_cpu_op("aten::convolution", 2, nlohmann::json::object()),  // off again
+        testing::kineto_kernel("implicit_convolve_sgemm", 20, 20, 2),
+        testing::kineto_cpu_op("aten::convolution", 3, dims),  // shapes, but no stride/padding
+        testing::kineto_kernel("implicit_convolve_sgemm", 50, 30, 3),
+        testing::kineto_cpu_op("aten::convolution", 4, strided),  // all recorded: not modelled
+        testing::kineto_kernel("implicit_convolve_sgemm", 90, 40, 4),
+        testing::kineto_kernel("vectorized_elementwise_kernel", 140, 50,
+                               99),  // no op with External id 99
+        testing::kineto_cpu_op("aten::cat", 5,
+                               nlohmann::json::object()),  // outside the memory-op table
+        testing::kineto_kernel("vectorized_elementwise_kernel", 200, 60, 5),
         {{"ph", "X"},
          {"cat", "gpu_memcpy"},
          {"name", "Memcpy HtoD"},

@@ -1,4 +1,5 @@
 #include "models/workload/kineto_import.h"
+#include "tests/models/workload/kineto_test_events.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -62,20 +63,13 @@ nlohmann::json kernel(const std::string& name, double ts, double dur, int stream
           {"tid", stream}, {"ts", ts},        {"dur", dur},   {"args", args}};
 }
 
-nlohmann::json cpu_op(const std::string& name, int external_id, nlohmann::json extra) {
-  nlohmann::json args = {{"External id", external_id}};
-  args.update(extra);
-  return {{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1},
-          {"tid", 1},  {"ts", 0.0},       {"dur", 1.0},   {"args", args}};
-}
-
 const nlohmann::json kBmmArgs = {{"Input Dims", {{96, 2048, 128}, {96, 128, 2048}}},
                                  {"Input type", {"c10::BFloat16", "c10::BFloat16"}}};
 
 // The Trace Event Format's array form (PyTorch 1.8's profiler writes a bare array of events)
 // imports as its events.
 TEST(KinetoImport, TopLevelEventArrayImports) {
-  const nlohmann::json events = {cpu_op("aten::bmm", 5, kBmmArgs),
+  const nlohmann::json events = {testing::kineto_cpu_op("aten::bmm", 5, kBmmArgs),
                                  kernel("gemm_splitk", 10.0, 30.0, 7, 5)};
   const Trace t = import_kineto(events, "array.json");
   ASSERT_EQ(t.ops.size(), 1u);
@@ -90,7 +84,8 @@ TEST(KinetoImport, GzipProfileIsStreamedLikeThePlainFile) {
   {
     std::ofstream out(plain);
     out << nlohmann::json{{"traceEvents",
-                           {cpu_op("aten::bmm", 5, kBmmArgs), kernel("gemm", 10.0, 30.0, 7, 5)}}}
+                           {testing::kineto_cpu_op("aten::bmm", 5, kBmmArgs),
+                            kernel("gemm", 10.0, 30.0, 7, 5)}}}
                .dump();
   }
   ASSERT_EQ(std::system(("gzip -k " + plain.string()).c_str()), 0);
@@ -107,7 +102,7 @@ TEST(KinetoImport, GzipProfileIsStreamedLikeThePlainFile) {
 TEST(KinetoImport, SplitKernelsOfOneGemmMerge) {
   const nlohmann::json trace = {
       {"traceEvents",
-       {cpu_op("aten::bmm", 5, kBmmArgs), kernel("gemm_splitk", 10.0, 30.0, 7, 5),
+       {testing::kineto_cpu_op("aten::bmm", 5, kBmmArgs), kernel("gemm_splitk", 10.0, 30.0, 7, 5),
         kernel("splitKreduce_kernel", 40.0, 2.5, 7, 5)}}};
   const Trace t = import_kineto(trace, "split.json");
   ASSERT_EQ(t.ops.size(), 1u);
@@ -124,7 +119,7 @@ TEST(KinetoImport, CollectiveSizeFromRecordParamComms) {
                                 {"dtype", "BFloat16"}};
   const nlohmann::json trace = {
       {"traceEvents",
-       {cpu_op("record_param_comms", 9, comms),
+       {testing::kineto_cpu_op("record_param_comms", 9, comms),
         kernel("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 9),
         kernel("ncclDevKernel_SendRecv(ncclDevComm*)", 7.0, 1.0, 20, 10)}}};
   const Trace t = import_kineto(trace, "rs.json");
@@ -147,13 +142,13 @@ TEST(KinetoImport, RootedAllToAllAndBarrierCollectivesAreSimulated) {
   };
   const nlohmann::json trace = {
       {"traceEvents",
-       {cpu_op("record_param_comms", 9, comms("broadcast", 1024)),
+       {testing::kineto_cpu_op("record_param_comms", 9, comms("broadcast", 1024)),
         kernel("ncclDevKernel_Broadcast_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 9),
-        cpu_op("record_param_comms", 10, comms("all_to_all", 4096)),
+        testing::kineto_cpu_op("record_param_comms", 10, comms("all_to_all", 4096)),
         kernel("ncclDevKernel_SendRecv(ncclDevComm*)", 7.0, 3.0, 20, 10),
-        cpu_op("record_param_comms", 11, comms("barrier", 1)),
+        testing::kineto_cpu_op("record_param_comms", 11, comms("barrier", 1)),
         kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", 11.0, 2.0, 20, 11),
-        cpu_op("record_param_comms", 12, comms("reduce", 64)),
+        testing::kineto_cpu_op("record_param_comms", 12, comms("reduce", 64)),
         kernel("ncclDevKernel_Reduce_Sum_f32_RING_LL(ncclDevComm*)", 14.0, 2.0, 20, 12),
         kernel("ncclDevKernel_SendRecv(ncclDevComm*)", 17.0, 4.0, 20, 13)}}};
   const KinetoImport k = import_kineto_profile(trace, "c.json", {});
@@ -177,7 +172,7 @@ TEST(KinetoImport, AllGatherSizedFromTheBaseOpDims) {
   const nlohmann::json trace = {
       {"distributedInfo", {{"world_size", 128}}},
       {"traceEvents",
-       {cpu_op("c10d::_allgather_base_", 3, dims),
+       {testing::kineto_cpu_op("c10d::_allgather_base_", 3, dims),
         kernel("ncclDevKernel_AllGather_RING_LL(ncclDevComm*)", 1.0, 5.0, 20, 3)}}};
   const Trace t = import_kineto(trace, "ag.json");
   ASSERT_EQ(t.ops.size(), 1u);
@@ -198,9 +193,9 @@ TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointerWhenStrict) {
     EXPECT_EQ(e.pointer(), "/traceEvents/1/args");
     EXPECT_NE(std::string(e.what()).find("In msg nelems"), std::string::npos) << e.what();
   }
-  const nlohmann::json no_dims = {
-      {"traceEvents",
-       {cpu_op("aten::mm", 5, nlohmann::json::object()), kernel("gemm", 1.0, 2.0, 7, 5)}}};
+  const nlohmann::json no_dims = {{"traceEvents",
+                                   {testing::kineto_cpu_op("aten::mm", 5, nlohmann::json::object()),
+                                    kernel("gemm", 1.0, 2.0, 7, 5)}}};
   EXPECT_THROW(import_kineto(no_dims, "d.json", {.strict = true}), ConfigError);
   EXPECT_THROW(import_kineto({{"traceEvents", nlohmann::json::array()}}, "e.json"), ConfigError);
   EXPECT_THROW(import_kineto({{"events", nlohmann::json::array()}}, "e.json"), ConfigError);
@@ -211,11 +206,12 @@ TEST(KinetoImport, MissingMetadataIsAConfigErrorWithThePointerWhenStrict) {
 TEST(KinetoImport, UnmodellableOpsStayFixedWithGroupedWarnings) {
   const nlohmann::json trace = {
       {"traceEvents",
-       {cpu_op("aten::mm", 5, nlohmann::json::object()), kernel("gemm_a", 1.0, 2.0, 7, 5),
-        cpu_op("aten::mm", 6, kBmmArgs), kernel("gemm_b", 4.0, 2.0, 7, 6),
+       {testing::kineto_cpu_op("aten::mm", 5, nlohmann::json::object()),
+        kernel("gemm_a", 1.0, 2.0, 7, 5), testing::kineto_cpu_op("aten::mm", 6, kBmmArgs),
+        kernel("gemm_b", 4.0, 2.0, 7, 6),
         kernel("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevComm*)", 7.0, 5.0, 20, 9),
         kernel("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevComm*)", 13.0, 5.0, 20, 10),
-        cpu_op("aten::bmm", 11, kBmmArgs), kernel("gemm_c", 20.0, 3.0, 7, 11)}}};
+        testing::kineto_cpu_op("aten::bmm", 11, kBmmArgs), kernel("gemm_c", 20.0, 3.0, 7, 11)}}};
   const KinetoImport k = import_kineto_profile(trace, "l.json");
   ASSERT_EQ(k.trace.ops.size(), 5u);
   EXPECT_EQ(k.trace.ops[0].kind, OpKind::kFixed);  // aten::mm without Input Dims

@@ -8,23 +8,10 @@
 #include "models/workload/kineto_copies.h"
 #include "models/workload/kineto_import.h"
 #include "sim/errors.h"
+#include "tests/models/workload/kineto_test_events.h"
 
 namespace t3sim::workload {
 namespace {
-
-nlohmann::json kernel(const std::string& name, double ts, double dur, int external_id) {
-  return {{"ph", "X"},    {"cat", "kernel"},
-          {"name", name}, {"pid", 0},
-          {"tid", 7},     {"ts", ts},
-          {"dur", dur},   {"args", {{"External id", external_id}, {"stream", 7}}}};
-}
-
-nlohmann::json cpu_op(const std::string& name, int external_id, nlohmann::json extra) {
-  nlohmann::json args = {{"External id", external_id}};
-  args.update(extra);
-  return {{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1},
-          {"tid", 1},  {"ts", 0.0},       {"dur", 1.0},   {"args", args}};
-}
 
 nlohmann::json copy(const std::string& cat, const std::string& name, double ts,
                     nlohmann::json args) {
@@ -129,10 +116,13 @@ TEST(KinetoMemory, ImportMakesMemoryOpsAndSplitsAnOpsBytesOverItsKernels) {
        {copy("gpu_memset", "Memset (Device)", 0, {{"bytes", 1000}}),
         copy("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 10, {{"bytes", 1000}}),
         copy("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 20, {{"bytes", 1000}}),
-        cpu_op("aten::native_layer_norm", 1, ln), kernel("vectorized_layer_norm_kernel", 30, 4, 1),
-        kernel("layer_norm_finish_kernel", 40, 6, 1),
-        cpu_op("aten::cat", 2, shapes({{4}}, {"float"})), kernel("cat_kernel", 50, 7, 2),
-        cpu_op("aten::relu", 3, nlohmann::json::object()), kernel("relu_kernel", 60, 8, 3)}}};
+        testing::kineto_cpu_op("aten::native_layer_norm", 1, ln),
+        testing::kineto_kernel("vectorized_layer_norm_kernel", 30, 4, 1),
+        testing::kineto_kernel("layer_norm_finish_kernel", 40, 6, 1),
+        testing::kineto_cpu_op("aten::cat", 2, shapes({{4}}, {"float"})),
+        testing::kineto_kernel("cat_kernel", 50, 7, 2),
+        testing::kineto_cpu_op("aten::relu", 3, nlohmann::json::object()),
+        testing::kineto_kernel("relu_kernel", 60, 8, 3)}}};
   const KinetoImport k = import_kineto_profile(events, "mem.json");
   const auto& ops = k.trace.ops;
   ASSERT_EQ(ops.size(), 7u);
@@ -159,8 +149,8 @@ TEST(KinetoMemory, ImportMakesMemoryOpsAndSplitsAnOpsBytesOverItsKernels) {
 TEST(KinetoMemory, UnusableShapesWarnOrFailWhenStrict) {
   const nlohmann::json events = {
       {"traceEvents",
-       {cpu_op("aten::add", 1, shapes({{4, -2}, {4}}, {"float", "float"})),
-        kernel("add_kernel", 0, 3, 1)}}};
+       {testing::kineto_cpu_op("aten::add", 1, shapes({{4, -2}, {4}}, {"float", "float"})),
+        testing::kineto_kernel("add_kernel", 0, 3, 1)}}};
   const KinetoImport k = import_kineto_profile(events, "bad.json");
   EXPECT_EQ(k.trace.ops[0].kind, OpKind::kFixed);
   EXPECT_EQ(reason(k.summary, FixedReason::kUnusableMemory).ops, 1);
