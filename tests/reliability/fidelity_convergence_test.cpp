@@ -129,10 +129,13 @@ struct KnownMove {
 // kInterleave: hbm.interleave is the address map, not a fidelity knob
 //   (tests/models/system/knob_convergence_test.cpp): a finer map spreads each DMA chunk and NMC
 //   update over more channels, so T3's reduce-scatter runs faster (dgx-a100 fc2/t3 -5.5 %).
-// kPiece: the CU executor's 16 KiB default piece is one halving short of convergence on dgx-a100
-//   (fc2 sequential: 16 -> 8 KiB +2.4 %, 8 -> 4 KiB +0.7 %): coarse pieces post their stores in
-//   fewer, larger bursts; not isolated further. (dgx-h100's NVLS all-reduce, +3.8 % until its lanes
-//   stopped waiting out each chunk's last stores, now moves +0.2 %.)
+// kPiece: the CU executor's fair-share pacer (nccl-a100's collectives.fair_share) holds a piece's
+//   start (its loads) until its CU's share of the link has carried the previous piece, start to
+//   start; a slice's first piece is never held (the step's synchronisation outlasts the pace), so
+//   the share paces every piece of a slice but its first, and a finer piece paces more of it
+//   (dgx-a100 fc2 sequential 342.8, 357.0, 365.5, 368.2, 370.4 us at 32..2 KiB). Without the pacer
+//   the knob converges: CuPieceConvergesWithoutTheFairSharePacer below. (dgx-h100's NVLS
+//   all-reduce, +3.8 % until its lanes stopped waiting out each chunk's last stores, now +0.2 %.)
 // kDmaChunk: T3's DMA chunk (32 KiB, one 128x128 FP16 tile) is one halving short on the NVSwitch
 //   machines (dgx-a100 fc2/t3 -4.3 %, dgx-h100 -2.5 %; then -0.7 % and -0.3 %): a tile's update
 //   leaves as whole chunks (each read in full before it is sent), so the exposed reduce-scatter
@@ -145,7 +148,7 @@ struct KnownMove {
 //   104 tracker stalls at 8 KiB, 16.4 us at 4 KiB). It converges once the queues hold several
 //   transactions: T3TxnConvergesWhenTheHbmQueuesHoldSeveralTransactions below.
 constexpr const char* kInterleave = "interleave is the address map, not a fidelity knob";
-constexpr const char* kPiece = "CU piece one halving short of convergence (models/collectives)";
+constexpr const char* kPiece = "the fair-share pacer spares each slice's first piece";
 constexpr const char* kDmaChunk = "DMA chunk one halving short of convergence (presets)";
 constexpr const char* kT3Txn = "txn larger than the HBM queues: their depth follows the txn";
 const std::vector<KnownMove> kKnownMoves{
@@ -254,6 +257,26 @@ TEST(ConvergenceMechanism, T3TxnConvergesWhenTheHbmQueuesHoldSeveralTransactions
     EXPECT_LT(std::abs(t2 / t1 - 1.0), kBound) << system << ": " << t1 << " -> " << t2 << " us";
     EXPECT_LT(std::abs(t4 / t2 - 1.0), kBound) << system << ": " << t2 << " -> " << t4 << " us";
   }
+}
+
+// The piece's move on dgx-a100 comes from the fair-share pacer (kPiece): with it off, halving the
+// piece twice moves the sequential FC-2 sublayer by under 2 % each time.
+TEST(ConvergenceMechanism, CuPieceConvergesWithoutTheFairSharePacer) {
+  const studies::Env env{testing::fixtures_dir(), T3SIM_SOURCE_DIR};
+  const studies::SublayerChoice c = studies::choose_sublayer(env, "mega-gpt2", 8, "fc2", 2048);
+  auto run = [&](const std::string& piece, const std::string& fair) {
+    const ConfigDoc doc = load("dgx-a100", {"collectives.piece=" + piece,
+                                            "collectives.fair_share=" + fair});
+    return system::run_sublayer(doc, c.spec, system::Mode::kSequential).total_us;
+  };
+  const double paced16 = run("16 KiB", "true"), paced8 = run("8 KiB", "true");
+  ASSERT_GT(paced8 / paced16 - 1.0, kBound) << "the pacer's move is gone: " << paced16 << " -> "
+                                            << paced8 << " us (drop kPiece from kKnownMoves)";
+  const double t16 = run("16 KiB", "false"), t8 = run("8 KiB", "false"), t4 = run("4 KiB", "false");
+  report("dgx-a100", "fc2/seq unpaced", "collectives.piece", t16, t8);
+  report("dgx-a100", "fc2/seq unpaced", "collectives.piece (next)", t8, t4);
+  EXPECT_LT(std::abs(t8 / t16 - 1.0), kBound) << t16 << " -> " << t8 << " us";
+  EXPECT_LT(std::abs(t4 / t8 - 1.0), kBound) << t8 << " -> " << t4 << " us";
 }
 
 INSTANTIATE_TEST_SUITE_P(FrozenMachines, Convergence, testing::kFrozenMachines,
