@@ -265,8 +265,8 @@ TEST(ConvergenceMechanism, CuPieceConvergesWithoutTheFairSharePacer) {
   const studies::Env env{testing::fixtures_dir(), T3SIM_SOURCE_DIR};
   const studies::SublayerChoice c = studies::choose_sublayer(env, "mega-gpt2", 8, "fc2", 2048);
   auto run = [&](const std::string& piece, const std::string& fair) {
-    const ConfigDoc doc = load("dgx-a100", {"collectives.piece=" + piece,
-                                            "collectives.fair_share=" + fair});
+    const ConfigDoc doc =
+        load("dgx-a100", {"collectives.piece=" + piece, "collectives.fair_share=" + fair});
     return system::run_sublayer(doc, c.spec, system::Mode::kSequential).total_us;
   };
   const double paced16 = run("16 KiB", "true"), paced8 = run("8 KiB", "true");
