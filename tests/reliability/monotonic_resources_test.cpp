@@ -72,14 +72,15 @@ struct KnownSlower {
 //   address map with the chunk rounding).
 // kNvlsHbm: NVLS all-reduce on dgx-h100, two pairs left after the lane stopped waiting for each
 //   chunk's stores to land (128 MiB 1675 -> 3350 GB/s: 510 -> 519 us, +1.9 %; 32 MiB 5025 -> 6700
-//   GB/s: 140.0 -> 141.8 us, +1.3 %; same algorithm, protocol and 16 channels). Faster HBM returns
-//   the switch's copies sooner; they and the multicast stores share each GPU's up-link queue.
-//   Not isolated further (models/fabric link queues).
+//   GB/s: 140.0 -> 141.8 us, +1.3 %; same algorithm, protocol and 16 channels): points of a jitter
+//   of up to 3 % either way in a link-bound run, falling overall over twelve HBM bandwidths from
+//   1675 to 6700 GB/s (128 MiB 509.7 ... 487.7 us, docs/reliability.md). HBM reorders the switch's
+//   copies and the multicast stores in each GPU's one up-link queue; not isolated further.
 constexpr const char* kOneWave = "one-wave GEMM: tile-triggered overlap lost";
 constexpr const char* kCuSplitContention = "cu-split: a faster GEMM starves the collective";
 constexpr const char* kGemmPlan = "GEMM plan on more CUs (models/gpu)";
 constexpr const char* kRingChannels = "ring chunks off the HBM interleave at 24 channels";
-constexpr const char* kNvlsHbm = "NVLS over faster HBM (not isolated)";
+constexpr const char* kNvlsHbm = "NVLS over faster HBM: link-bound ordering jitter";
 const std::vector<KnownSlower> kKnownSlower{
     {"t3-ring-8", "op/cu-split", Resource::kCus, 1, kCuSplitContention},
     {"t3-ring-8", "op/cu-split", Resource::kCus, 3, kCuSplitContention},
