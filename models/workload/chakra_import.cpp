@@ -18,10 +18,18 @@ namespace {
 
 constexpr int kMaxRanks = 1 << 20;
 
+// Where an op came from: a ChakraOp without its op (which is moved into the program).
+struct Origin {
+  ChakraCategory category = ChakraCategory::kHost;
+  std::string unmodelled;
+  std::string detail;
+  std::string pointer;
+};
+
 // One rank's nodes as ops, in dependency order, with what each op was made from.
 struct Program {
   std::vector<Op> ops;
-  std::vector<ChakraOp> made;  // parallel to ops (deps not filled in)
+  std::vector<Origin> made;  // parallel to ops
   std::string version;
 };
 
@@ -139,11 +147,19 @@ Program convert_program(const ChakraFile& f, Dtype comm_dtype, const ChakraRanks
   }
   Program p;
   p.version = f.metadata.version();
-  for (const std::size_t i : dependency_order(f, deps)) {
-    Op op = made[i].op;
-    for (const std::size_t d : deps[i]) op.deps.push_back(made[d].op.id);
+  const std::vector<std::size_t> order = dependency_order(f, deps);
+  p.ops.reserve(order.size());
+  p.made.reserve(order.size());
+  std::vector<std::size_t> placed(made.size());  // node -> its op's index in p.ops
+  for (const std::size_t i : order) {
+    Op op = std::move(made[i].op);
+    for (const std::size_t d : deps[i]) op.deps.push_back(p.ops[placed[d]].id);
+    std::vector<std::size_t>().swap(deps[i]);
+    placed[i] = p.ops.size();
     p.ops.push_back(std::move(op));
-    p.made.push_back(made[i]);
+    ChakraOp& m = made[i];
+    p.made.push_back(
+        Origin{m.category, std::move(m.unmodelled), std::move(m.detail), std::move(m.pointer)});
   }
   return p;
 }
@@ -232,8 +248,10 @@ void refuse_numbered_gap(const std::map<int, std::filesystem::path>& by_rank) {
 
 void summarise(const Program& p, const ChakraImportOptions& options, ChakraSummary& s) {
   s.version = p.version;
-  for (const ChakraOp& m : p.made) {
-    const double us = m.op.kind == OpKind::kFixed ? m.op.duration_us : m.op.measured_us.value_or(0);
+  for (std::size_t i = 0; i < p.made.size(); ++i) {
+    const Origin& m = p.made[i];
+    const Op& op = p.ops[i];
+    const double us = op.kind == OpKind::kFixed ? op.duration_us : op.measured_us.value_or(0);
     s.add(m.category, us);
     if (m.unmodelled.empty()) continue;
     if (options.strict) {
@@ -338,12 +356,15 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
   s.imported_rank = chosen;
   s.imported_file = rank_files[chosen].string();
   const std::string bytes = read_chakra_bytes(rank_files[chosen]);
-  const ChakraFile parsed = parse_chakra_records(bytes, s.imported_file);
-  if (const auto custom = chakra_custom_collective(parsed)) {
-    return import_custom(parsed, *custom, options, std::move(out));
-  }
   Dropped dropped{options.strict, 0, {}};
-  const Program program = convert_program(parsed, options.comm_dtype, {chosen, group}, dropped);
+  Program program;
+  {  // the parsed nodes (about as large as the ops) are freed once converted
+    const ChakraFile parsed = parse_chakra_records(bytes, s.imported_file);
+    if (const auto custom = chakra_custom_collective(parsed)) {
+      return import_custom(parsed, *custom, options, std::move(out));
+    }
+    program = convert_program(parsed, options.comm_dtype, {chosen, group}, dropped);
+  }
   summarise(program, options, s);
   s.dropped_deps = dropped.count;
   s.first_dropped_dep = dropped.first;
@@ -375,7 +396,7 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
   out.trace.metadata.description =
       fmt::format("Chakra ET {}, rank {} of {} ({})", s.version, chosen, group, s.imported_file);
   if (!options.compare_ranks) out.trace.metadata.rank = chosen;  // one rank's own program
-  out.trace.ops = program.ops;
+  out.trace.ops = std::move(program.ops);
   check_trace(out.trace, s.imported_file);
   return out;
 }
