@@ -48,7 +48,9 @@ std::optional<std::string> algo_name(const std::string& xml) {
 // The smallest comm_size of the file's send nodes: one chunk.
 std::optional<std::int64_t> smallest_send(const ChakraFile& f) {
   std::optional<std::int64_t> best;
-  for (const auto& node : f.nodes) {
+  ChakraProtoMsg::Node node;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    f.node_into(i, node);
     if (node.type() != ChakraProtoMsg::COMM_SEND_NODE) continue;
     for (const auto& a : node.attr()) {
       if (a.name() != "comm_size" || a.value_case() != ChakraProtoMsg::AttributeProto::kInt64Val) {

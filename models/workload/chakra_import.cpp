@@ -40,44 +40,81 @@ struct Dropped {
   std::string first;  // "node N -> M at POINTER"
 };
 
-// The deps of node `i` as indices into the file's nodes: data deps, then control deps, each once.
-// `added[d] == i` marks node d as taken for node i (one pass per list, linear in the deps).
-std::vector<std::size_t> node_deps(const ChakraFile& f, std::size_t i,
-                                   const std::unordered_map<std::uint64_t, std::size_t>& index,
-                                   std::vector<std::size_t>& added, Dropped& dropped) {
-  const ChakraProtoMsg::Node& node = f.nodes[i];
-  std::vector<std::size_t> deps;
-  const auto add = [&](const auto& list, std::string_view field) {
-    for (int j = 0; j < list.size(); ++j) {
-      const auto it = index.find(list.Get(j));
-      if (it == index.end()) {
-        const std::string pointer = fmt::format("{}/{}/{}", chakra_node_pointer(i), field, j);
-        if (dropped.strict) {
-          throw ConfigError(f.file, pointer,
-                            fmt::format("node {} depends on node {}, which is not in the file; "
-                                        "fix the id or remove the dep (without --strict it is "
-                                        "dropped with a warning)",
-                                        node.id(), list.Get(j)));
-        }
-        if (dropped.count++ == 0) {
-          dropped.first = fmt::format("node {} -> {} at {}", node.id(), list.Get(j), pointer);
-        }
-        continue;
-      }
-      if (added[it->second] != i) {
-        added[it->second] = i;
-        deps.push_back(it->second);
-      }
+// What the import needs of every node before converting any: its id, its dependency ids (data
+// deps, then control deps) and whether it is a host matmul (a launcher). 40-odd bytes a node,
+// where a parsed node takes about 6x its record.
+struct Skeleton {
+  std::vector<std::uint64_t> ids;
+  std::vector<std::uint64_t> dep_ids;     // every node's data deps, then its ctrl deps
+  std::vector<std::size_t> dep_start;     // node i's deps: [dep_start[i], dep_start[i + 1])
+  std::vector<std::uint32_t> data_count;  // how many of them are data deps
+  std::vector<bool> host_matmul;
+  std::unordered_map<std::uint64_t, std::size_t> index;  // id -> node
+};
+
+Skeleton skeleton(const ChakraFile& f) {
+  Skeleton k;
+  const std::size_t n = f.size();
+  k.ids.reserve(n);
+  k.dep_start.reserve(n + 1);
+  k.data_count.reserve(n);
+  k.host_matmul.reserve(n);
+  k.index.reserve(n);
+  ChakraProtoMsg::Node node;
+  for (std::size_t i = 0; i < n; ++i) {
+    f.node_into(i, node);
+    if (const auto [it, fresh] = k.index.emplace(node.id(), i); !fresh) {
+      throw ConfigError(f.file, chakra_node_pointer(i) + "/id",
+                        fmt::format("node id {} is used twice (first at {}); make ids unique",
+                                    node.id(), chakra_node_pointer(it->second)));
     }
-  };
-  add(node.data_deps(), "data_deps");
-  add(node.ctrl_deps(), "ctrl_deps");
+    k.ids.push_back(node.id());
+    k.dep_start.push_back(k.dep_ids.size());
+    k.dep_ids.insert(k.dep_ids.end(), node.data_deps().begin(), node.data_deps().end());
+    k.data_count.push_back(static_cast<std::uint32_t>(node.data_deps_size()));
+    k.dep_ids.insert(k.dep_ids.end(), node.ctrl_deps().begin(), node.ctrl_deps().end());
+    k.host_matmul.push_back(is_host_matmul(node));
+  }
+  k.dep_start.push_back(k.dep_ids.size());
+  return k;
+}
+
+// The deps of node `i` as indices into the file's nodes: data deps, then control deps, each once.
+// `added[d] == i` marks node d as taken for node i (one pass, linear in the deps).
+std::vector<std::size_t> node_deps(const ChakraFile& f, const Skeleton& k, std::size_t i,
+                                   std::vector<std::size_t>& added, Dropped& dropped) {
+  std::vector<std::size_t> deps;
+  for (std::size_t j = k.dep_start[i]; j < k.dep_start[i + 1]; ++j) {
+    const std::uint64_t id = k.dep_ids[j];
+    const auto it = k.index.find(id);
+    if (it == k.index.end()) {
+      const std::size_t at = j - k.dep_start[i];
+      const bool data = at < k.data_count[i];
+      const std::string pointer =
+          fmt::format("{}/{}/{}", chakra_node_pointer(i), data ? "data_deps" : "ctrl_deps",
+                      data ? at : at - k.data_count[i]);
+      if (dropped.strict) {
+        throw ConfigError(f.file, pointer,
+                          fmt::format("node {} depends on node {}, which is not in the file; "
+                                      "fix the id or remove the dep (without --strict it is "
+                                      "dropped with a warning)",
+                                      k.ids[i], id));
+      }
+      if (dropped.count++ == 0)
+        dropped.first = fmt::format("node {} -> {} at {}", k.ids[i], id, pointer);
+      continue;
+    }
+    if (added[it->second] != i) {
+      added[it->second] = i;
+      deps.push_back(it->second);
+    }
+  }
   return deps;
 }
 
 // Kahn's order, taking the earliest file position among the ready nodes, so a file already in
 // dependency order keeps it; a cycle is a ConfigError naming its first node.
-std::vector<std::size_t> dependency_order(const ChakraFile& f,
+std::vector<std::size_t> dependency_order(const ChakraFile& f, const Skeleton& k,
                                           const std::vector<std::vector<std::size_t>>& deps) {
   const std::size_t n = deps.size();
   std::vector<std::size_t> waiting(n, 0);
@@ -106,58 +143,52 @@ std::vector<std::size_t> dependency_order(const ChakraFile& f,
     throw ConfigError(f.file, chakra_node_pointer(i) + "/data_deps",
                       fmt::format("node {} waits on a dependency cycle (data_deps and ctrl_deps); "
                                   "remove one of the cycle's deps",
-                                  f.nodes[i].id()));
+                                  k.ids[i]));
   }
   return order;
 }
 
-// The host matmul among node `i`'s ctrl deps, if any.
-ChakraLauncher launcher_of(const ChakraFile& f, std::size_t i,
-                           const std::unordered_map<std::uint64_t, std::size_t>& index) {
-  for (const std::uint64_t parent : f.nodes[i].ctrl_deps()) {
-    const auto it = index.find(parent);
-    if (it == index.end()) continue;  // node_deps reports it
-    const ChakraProtoMsg::Node& p = f.nodes[it->second];
-    if (is_host_matmul(p)) return {&p, it->second};
+// The host matmul among node `i`'s ctrl deps, if any, parsed into `parent`.
+ChakraLauncher launcher_of(const ChakraFile& f, const Skeleton& k, std::size_t i,
+                           ChakraProtoMsg::Node& parent) {
+  for (std::size_t j = k.dep_start[i] + k.data_count[i]; j < k.dep_start[i + 1]; ++j) {
+    const auto it = k.index.find(k.dep_ids[j]);
+    if (it == k.index.end() || !k.host_matmul[it->second]) continue;  // node_deps reports it
+    f.node_into(it->second, parent);
+    return {&parent, it->second};
   }
   return {};
 }
 
+// Converts the nodes in dependency order, one parsed node (and its launcher) at a time.
 Program convert_program(const ChakraFile& f, Dtype comm_dtype, const ChakraRanks& ranks,
                         Dropped& dropped) {
-  if (f.nodes.empty()) {
+  if (f.size() == 0) {
     throw ConfigError(f.file, "/records/1",
                       "the file has a GlobalMetadata record but no nodes; give a rank's ET");
   }
-  std::unordered_map<std::uint64_t, std::size_t> index;
-  for (std::size_t i = 0; i < f.nodes.size(); ++i) {
-    if (const auto [it, fresh] = index.emplace(f.nodes[i].id(), i); !fresh) {
-      throw ConfigError(f.file, chakra_node_pointer(i) + "/id",
-                        fmt::format("node id {} is used twice (first at {}); make ids unique",
-                                    f.nodes[i].id(), chakra_node_pointer(it->second)));
-    }
-  }
-  std::vector<ChakraOp> made;
+  const Skeleton k = skeleton(f);
   std::vector<std::vector<std::size_t>> deps;
-  std::vector<std::size_t> added(f.nodes.size(), f.nodes.size());
-  for (std::size_t i = 0; i < f.nodes.size(); ++i) {
-    made.push_back(
-        convert_chakra_node(f.nodes[i], i, f.file, comm_dtype, ranks, launcher_of(f, i, index)));
-    deps.push_back(node_deps(f, i, index, added, dropped));
-  }
+  deps.reserve(f.size());
+  std::vector<std::size_t> added(f.size(), f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) deps.push_back(node_deps(f, k, i, added, dropped));
+  std::vector<std::size_t>().swap(added);
+  const std::vector<std::size_t> order = dependency_order(f, k, deps);
   Program p;
   p.version = f.metadata.version();
-  const std::vector<std::size_t> order = dependency_order(f, deps);
   p.ops.reserve(order.size());
   p.made.reserve(order.size());
-  std::vector<std::size_t> placed(made.size());  // node -> its op's index in p.ops
+  std::vector<std::size_t> placed(f.size());  // node -> its op's index in p.ops
+  ChakraProtoMsg::Node node;
+  ChakraProtoMsg::Node parent;
   for (const std::size_t i : order) {
-    Op op = std::move(made[i].op);
-    for (const std::size_t d : deps[i]) op.deps.push_back(p.ops[placed[d]].id);
+    f.node_into(i, node);
+    ChakraOp m =
+        convert_chakra_node(node, i, f.file, comm_dtype, ranks, launcher_of(f, k, i, parent));
+    for (const std::size_t d : deps[i]) m.op.deps.push_back(p.ops[placed[d]].id);
     std::vector<std::size_t>().swap(deps[i]);
     placed[i] = p.ops.size();
-    p.ops.push_back(std::move(op));
-    ChakraOp& m = made[i];
+    p.ops.push_back(std::move(m.op));
     p.made.push_back(
         Origin{m.category, std::move(m.unmodelled), std::move(m.detail), std::move(m.pointer)});
   }
@@ -273,14 +304,14 @@ ChakraImport import_custom(const ChakraFile& f, const ChakraCustomCollective& c,
   op.bytes = c.bytes;
   op.dtype = options.comm_dtype;
   op.stream = kCommStream;
-  op.name = fmt::format("custom collective '{}' ({} nodes)", c.algorithm, f.nodes.size());
+  op.name = fmt::format("custom collective '{}' ({} nodes)", c.algorithm, f.size());
   ChakraSummary& s = out.summary;
   s.version = f.metadata.version();
   s.custom_collective = fmt::format(
       "the file implements one {} of {} bytes in send/recv steps (ASTRA-sim custom collective "
       "'{}'): imported as that collective, run by t3sim's collectives library; its {} nodes are "
       "not replayed one by one",
-      to_string(c.kind), c.bytes, c.algorithm, f.nodes.size());
+      to_string(c.kind), c.bytes, c.algorithm, f.size());
   s.add(ChakraCategory::kCollective, 0);
   out.trace.metadata.source = "chakra";
   out.trace.metadata.tp = s.ranks;

@@ -142,11 +142,11 @@ ChakraFile parse_chakra_records(std::string_view bytes, const std::string& file)
   const google::protobuf::LogSilencer quiet;
   ChakraFile out;
   out.file = file;
-  out.nodes.resize(records.size() - 1);
+  out.records.reserve(records.size() - 1);
+  ChakraProtoMsg::Node scratch;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const bool ok = i == 0 ? parse_record(out.metadata, records[i].body)
-                           : parse_record(out.nodes[i - 1], records[i].body) &&
-                                 node_fields_known(out.nodes[i - 1]);
+                           : parse_record(scratch, records[i].body) && node_fields_known(scratch);
     if (!ok) {
       throw ConfigError(file, fmt::format("/records/{}", i),
                         fmt::format("record at byte {} ({} bytes) is not a Chakra {} message "
@@ -154,8 +154,22 @@ ChakraFile parse_chakra_records(std::string_view bytes, const std::string& file)
                                     records[i].start, records[i].body.size(),
                                     i == 0 ? "GlobalMetadata" : "Node", kFraming));
     }
+    if (i > 0) out.records.push_back(records[i].body);
   }
   return out;
+}
+
+void ChakraFile::node_into(std::size_t i, ChakraProtoMsg::Node& out) const {
+  const std::string_view r = records.at(i);
+  if (!out.ParseFromArray(r.data(), static_cast<int>(r.size()))) {
+    throw ModelError(file, fmt::format("node record {} parsed once and not again", i + 1));
+  }
+}
+
+ChakraProtoMsg::Node ChakraFile::node(std::size_t i) const {
+  ChakraProtoMsg::Node n;
+  node_into(i, n);
+  return n;
 }
 
 }  // namespace t3sim::workload

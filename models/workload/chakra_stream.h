@@ -17,20 +17,28 @@
 
 namespace t3sim::workload {
 
-// Largest ET file read (the whole file is held in memory while its records parse), and most nodes
-// in one file: a parsed node and its op take about 1 KB, so a file of tiny records stays near 1 GB.
+// Largest ET file read (the whole file is held in memory while it is imported; its nodes are
+// parsed one at a time), and most nodes in one file.
 inline constexpr std::uintmax_t kMaxChakraFileBytes = std::uintmax_t{256} << 20;
 inline constexpr std::size_t kMaxChakraNodes = std::size_t{1} << 20;
 
+// A checked ET: its metadata, and its node records as spans of the file's bytes (which the caller
+// keeps alive), parsed again where a node is needed: a parsed node takes about 6x its record.
 struct ChakraFile {
   std::string file;  // the path, for messages
   ChakraProtoMsg::GlobalMetadata metadata;
-  std::vector<ChakraProtoMsg::Node> nodes;  // in file order; nodes[i] is record i + 1
+  std::vector<std::string_view> records;  // node i is record i + 1, in file order
+
+  std::size_t size() const { return records.size(); }
+  // Node i (parse_chakra_records has checked that it parses).
+  ChakraProtoMsg::Node node(std::size_t i) const;
+  void node_into(std::size_t i, ChakraProtoMsg::Node& out) const;
 };
 
 // The file's raw bytes (refusing special files and files over kMaxChakraFileBytes).
 std::string read_chakra_bytes(const std::filesystem::path& path);
-// Splits `bytes` into records and parses them; `file` labels errors.
+// Splits `bytes` into records and checks that each parses; `file` labels errors. The result refers
+// to `bytes`.
 ChakraFile parse_chakra_records(std::string_view bytes, const std::string& file);
 
 // The pointer of node record `index` (0-based among the nodes): "/records/<index + 1>".

@@ -4,6 +4,7 @@
 // converter records), then, in a forked child, imports it and writes the trace as the command does
 // (import_chakra, write_trace). The parent reads the child's peak RSS, wall and CPU time (wait4)
 // and prints them with the ratio of peak memory to file size: reliability's bound is 8x.
+// Last, the worst case per byte: the most nodes t3sim reads (2^20), each only an id, a type and a dep.
 // Usage: t3sim_bench_chakra_import [MB...] (default 10 100). Not a test: run by hand in Release.
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@
 
 #include "chakra_et.pb.h"
 #include "models/workload/chakra_import.h"
+#include "models/workload/chakra_stream.h"
 #include "models/workload/trace.h"
 
 namespace {
@@ -76,13 +78,24 @@ ChakraNode synthetic_node(uint64_t i) {
   return n;
 }
 
-// Writes nodes until the file reaches `bytes`; returns the node count.
-uint64_t write_et(const std::filesystem::path& path, uint64_t bytes) {
+// Writes nodes until the file reaches `bytes` (or, with `minimal`, the most nodes t3sim reads,
+// each an id, a type and a control dep: the most ops per byte); returns the node count.
+uint64_t write_et(const std::filesystem::path& path, uint64_t bytes, bool minimal) {
   std::ofstream out(path, std::ios::binary);
   ChakraProtoMsg::GlobalMetadata meta;
   meta.set_version("0.0.4");
   put_record(out, meta);
   uint64_t i = 0;
+  if (minimal) {
+    for (; i < t3sim::workload::kMaxChakraNodes; ++i) {
+      ChakraNode n;
+      n.set_id(i);
+      n.set_type(ChakraProtoMsg::COMP_NODE);
+      if (i > 0) n.add_ctrl_deps(i - 1);
+      put_record(out, n);
+    }
+    return i;
+  }
   while (static_cast<uint64_t>(out.tellp()) < bytes) put_record(out, synthetic_node(i++));
   return i;
 }
@@ -131,10 +144,11 @@ int main(int argc, char** argv) {
   std::printf("%10s %10s %10s %10s %10s %10s %8s\n", "ET MB", "nodes", "trace MB", "peak MiB",
               "wall s", "cpu s", "peak/ET");
   int rc = 0;
+  sizes_mb.push_back(0);  // the minimal-node case
   for (uint64_t mb : sizes_mb) {
     const std::filesystem::path et = dir / "synthetic.0.et";
     const std::filesystem::path out = dir / "synthetic.json";
-    const uint64_t nodes = write_et(et, mb << 20);
+    const uint64_t nodes = write_et(et, mb << 20, mb == 0);
     const double et_mb = static_cast<double>(std::filesystem::file_size(et)) / 1e6;
     const Cost c = import_in_child(et, out);
     const double trace_mb = c.ok ? static_cast<double>(std::filesystem::file_size(out)) / 1e6 : 0.0;
