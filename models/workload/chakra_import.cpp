@@ -18,18 +18,11 @@ namespace {
 
 constexpr int kMaxRanks = 1 << 20;
 
-// Where an op came from: a ChakraOp without its op (which is moved into the program).
-struct Origin {
-  ChakraCategory category = ChakraCategory::kHost;
-  std::string unmodelled;
-  std::string detail;
-  std::string pointer;
-};
+void tally(const ChakraOp& m, const Op& op, const ChakraImportOptions& options, ChakraSummary& s);
 
-// One rank's nodes as ops, in dependency order, with what each op was made from.
+// One rank's nodes as ops, in dependency order.
 struct Program {
   std::vector<Op> ops;
-  std::vector<Origin> made;  // parallel to ops
   std::string version;
 };
 
@@ -160,9 +153,15 @@ ChakraLauncher launcher_of(const ChakraFile& f, const Skeleton& k, std::size_t i
   return {};
 }
 
+// The imported rank's summary, filled as its nodes convert (other ranks are only compared).
+struct Tally {
+  const ChakraImportOptions& options;
+  ChakraSummary& summary;
+};
+
 // Converts the nodes in dependency order, one parsed node (and its launcher) at a time.
 Program convert_program(const ChakraFile& f, Dtype comm_dtype, const ChakraRanks& ranks,
-                        Dropped& dropped) {
+                        Dropped& dropped, const Tally* counted = nullptr) {
   if (f.size() == 0) {
     throw ConfigError(f.file, "/records/1",
                       "the file has a GlobalMetadata record but no nodes; give a rank's ET");
@@ -177,7 +176,6 @@ Program convert_program(const ChakraFile& f, Dtype comm_dtype, const ChakraRanks
   Program p;
   p.version = f.metadata.version();
   p.ops.reserve(order.size());
-  p.made.reserve(order.size());
   std::vector<std::size_t> placed(f.size());  // node -> its op's index in p.ops
   ChakraProtoMsg::Node node;
   ChakraProtoMsg::Node parent;
@@ -188,9 +186,8 @@ Program convert_program(const ChakraFile& f, Dtype comm_dtype, const ChakraRanks
     for (const std::size_t d : deps[i]) m.op.deps.push_back(p.ops[placed[d]].id);
     std::vector<std::size_t>().swap(deps[i]);
     placed[i] = p.ops.size();
+    if (counted != nullptr) tally(m, m.op, counted->options, counted->summary);
     p.ops.push_back(std::move(m.op));
-    p.made.push_back(
-        Origin{m.category, std::move(m.unmodelled), std::move(m.detail), std::move(m.pointer)});
   }
   return p;
 }
@@ -277,22 +274,19 @@ void refuse_numbered_gap(const std::map<int, std::filesystem::path>& by_rank) {
   }
 }
 
-void summarise(const Program& p, const ChakraImportOptions& options, ChakraSummary& s) {
-  s.version = p.version;
-  for (std::size_t i = 0; i < p.made.size(); ++i) {
-    const Origin& m = p.made[i];
-    const Op& op = p.ops[i];
-    const double us = op.kind == OpKind::kFixed ? op.duration_us : op.measured_us.value_or(0);
-    s.add(m.category, us);
-    if (m.unmodelled.empty()) continue;
-    if (options.strict) {
-      throw ConfigError(s.imported_file, m.pointer,
-                        fmt::format("{} is one of the {}; drop --strict to keep it as a fixed "
-                                    "op of its duration_micros",
-                                    m.detail, m.unmodelled));
-    }
-    s.warn(m.unmodelled, m.detail, m.pointer, us);
+// Counts one converted node into the imported rank's summary (in dependency order, as converted):
+// its category and time, and the warning (or, with --strict, the error) for an unmodelled node.
+void tally(const ChakraOp& m, const Op& op, const ChakraImportOptions& options, ChakraSummary& s) {
+  const double us = op.kind == OpKind::kFixed ? op.duration_us : op.measured_us.value_or(0);
+  s.add(m.category, us);
+  if (m.unmodelled.empty()) return;
+  if (options.strict) {
+    throw ConfigError(s.imported_file, m.pointer,
+                      fmt::format("{} is one of the {}; drop --strict to keep it as a fixed "
+                                  "op of its duration_micros",
+                                  m.detail, m.unmodelled));
   }
+  s.warn(m.unmodelled, m.detail, m.pointer, us);
 }
 
 // A custom collective implementation imported as the one collective it implements.
@@ -394,9 +388,10 @@ ChakraImport import_chakra(const std::vector<std::filesystem::path>& rank_files,
     if (const auto custom = chakra_custom_collective(parsed)) {
       return import_custom(parsed, *custom, options, std::move(out));
     }
-    program = convert_program(parsed, options.comm_dtype, {chosen, group}, dropped);
+    const Tally counted{options, s};
+    program = convert_program(parsed, options.comm_dtype, {chosen, group}, dropped, &counted);
   }
-  summarise(program, options, s);
+  s.version = program.version;
   s.dropped_deps = dropped.count;
   s.first_dropped_dep = dropped.first;
   for (int r = 0; r < ranks && options.compare_ranks; ++r) {
