@@ -49,7 +49,7 @@ int create_temporary(const fs::path& tmp) {
 }
 
 // Writes all of `content` to `fd`; 0 or the errno of the failure.
-int write_all(int fd, std::string_view content) {
+int write_bytes(int fd, std::string_view content) {
   while (!content.empty()) {
     const ssize_t n = ::write(fd, content.data(), content.size());
     if (n < 0 && errno == EINTR) continue;
@@ -57,8 +57,10 @@ int write_all(int fd, std::string_view content) {
     if (n == 0) return EIO;
     content.remove_prefix(static_cast<size_t>(n));
   }
-  return ::fsync(fd) == 0 || errno == EINVAL ? 0 : errno;
+  return 0;
 }
+
+int sync_file(int fd) { return ::fsync(fd) == 0 || errno == EINVAL ? 0 : errno; }
 
 }  // namespace
 
@@ -84,7 +86,11 @@ fs::path output_target(const fs::path& path) {
   }
 }
 
-void write_file_atomic(const fs::path& path, std::string_view content) {
+namespace {
+
+// The temporary file beside `path`'s target, filled by `fill` (0 or an errno; it may throw, and
+// then the temporary is removed and the exception goes on), then renamed over the target.
+void write_atomic_with(const fs::path& path, const std::function<int(int)>& fill) {
   const fs::path target = output_target(path);
   const std::string where = shown(path, target);
   std::error_code ec;
@@ -99,7 +105,15 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
     fail(path, "cannot create " + tmp.string() + ": " + errno_text(errno) +
                    "; check the folder is writable");
   }
-  int err = write_all(fd, content);
+  int err = 0;
+  try {
+    err = fill(fd);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (err == 0) err = sync_file(fd);
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
     ::unlink(tmp.c_str());
@@ -111,6 +125,24 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
     ::unlink(tmp.c_str());
     fail(path, "cannot replace the file" + where + ": " + errno_text(err) + "; check permissions");
   }
+}
+
+}  // namespace
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  write_atomic_with(path, [&](int fd) { return write_bytes(fd, content); });
+}
+
+void write_file_atomic(const fs::path& path, const std::function<bool(std::string&)>& next) {
+  write_atomic_with(path, [&](int fd) {
+    std::string piece;
+    for (bool more = true; more;) {
+      piece.clear();
+      more = next(piece);
+      if (const int err = write_bytes(fd, piece); err != 0) return err;
+    }
+    return 0;
+  });
 }
 
 }  // namespace t3sim

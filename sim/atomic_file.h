@@ -9,6 +9,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <string_view>
 
 namespace t3sim {
@@ -18,5 +20,11 @@ namespace t3sim {
 std::filesystem::path output_target(const std::filesystem::path& path);
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+// As above, with the content made piece by piece, so a large output is never held whole: `next`
+// appends the next piece to its (cleared) argument and returns false after the last one. An
+// exception from `next` removes the temporary file and goes on; the old file stays.
+void write_file_atomic(const std::filesystem::path& path,
+                       const std::function<bool(std::string&)>& next);
 
 }  // namespace t3sim

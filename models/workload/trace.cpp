@@ -281,20 +281,46 @@ nlohmann::json to_json(const Trace& trace) {
           {"ops", ops}};
 }
 
+namespace {
+
+// format_trace's text in three parts: the head up to the ops array, op i's line, the tail.
+std::string trace_head(const Trace& trace) {
+  return fmt::format("{{\n  \"version\": {},\n  \"metadata\": {},\n  \"ops\": [", trace.version,
+                     metadata_to_json<nlohmann::ordered_json>(trace.metadata).dump());
+}
+
+void append_op_line(const Trace& trace, std::size_t i, std::string& out) {
+  out += i == 0 ? "\n    " : ",\n    ";
+  out += op_to_json<nlohmann::ordered_json>(trace.ops[i]).dump();
+}
+
+const char* trace_tail(const Trace& trace) { return trace.ops.empty() ? "]\n}\n" : "\n  ]\n}\n"; }
+
+}  // namespace
+
 std::string format_trace(const Trace& trace) {
-  std::string out =
-      fmt::format("{{\n  \"version\": {},\n  \"metadata\": {},\n  \"ops\": [", trace.version,
-                  metadata_to_json<nlohmann::ordered_json>(trace.metadata).dump());
-  for (std::size_t i = 0; i < trace.ops.size(); ++i) {
-    out +=
-        (i == 0 ? "\n    " : ",\n    ") + op_to_json<nlohmann::ordered_json>(trace.ops[i]).dump();
-  }
-  out += trace.ops.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  std::string out = trace_head(trace);
+  for (std::size_t i = 0; i < trace.ops.size(); ++i) append_op_line(trace, i, out);
+  out += trace_tail(trace);
   return out;
 }
 
+// The text of format_trace, written about 1 MiB at a time (a trace of a million ops is never held
+// as one string).
 void write_trace(const Trace& trace, const std::filesystem::path& path) {
-  write_file_atomic(path, format_trace(trace));
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  std::size_t next = 0;  // the next op to format
+  bool started = false;
+  write_file_atomic(path, [&](std::string& out) {
+    if (!started) {
+      started = true;
+      out = trace_head(trace);
+    }
+    for (; next < trace.ops.size() && out.size() < kPiece; ++next) append_op_line(trace, next, out);
+    if (next < trace.ops.size()) return true;
+    out += trace_tail(trace);
+    return false;
+  });
 }
 
 }  // namespace t3sim::workload

@@ -60,6 +60,33 @@ TEST_F(AtomicFile, WritesTheContent) {
   EXPECT_FALSE(any_tmp());
 }
 
+TEST_F(AtomicFile, PiecesFromAProducerMakeTheWholeContent) {
+  int calls = 0;
+  write_file_atomic(dir_ / "out.json", [&](std::string& piece) {
+    EXPECT_TRUE(piece.empty()) << "the piece is cleared before each call";
+    piece = "piece " + std::to_string(calls) + "\n";
+    return ++calls < 3;
+  });
+  EXPECT_EQ(read(dir_ / "out.json"), "piece 0\npiece 1\npiece 2\n");
+  EXPECT_EQ(entries(), 1);
+  EXPECT_FALSE(any_tmp());
+}
+
+TEST_F(AtomicFile, AProducerThatThrowsKeepsTheOldFileAndNoTemporary) {
+  write_file_atomic(dir_ / "out.json", "old");
+  int calls = 0;
+  EXPECT_THROW(write_file_atomic(dir_ / "out.json",
+                                 [&](std::string& piece) {
+                                   if (++calls == 2) throw ConfigError("x", "/y", "z");
+                                   piece = "partial";
+                                   return true;
+                                 }),
+               ConfigError);
+  EXPECT_EQ(read(dir_ / "out.json"), "old");
+  EXPECT_EQ(entries(), 1);
+  EXPECT_FALSE(any_tmp());
+}
+
 TEST_F(AtomicFile, ReplacesAnOldFile) {
   write_file_atomic(dir_ / "out.json", "a much longer old content that must disappear entirely");
   write_file_atomic(dir_ / "out.json", "new");

@@ -54,6 +54,38 @@ TEST(Trace, RoundTripThroughJsonTextAndFile) {
   EXPECT_EQ(files, 1);  // no temp file left behind
 }
 
+// write_trace streams its text in pieces of about 1 MiB: a trace several pieces long is written
+// byte for byte as format_trace makes it, and reads back equal.
+TEST(Trace, StreamedWriteEqualsTheFormattedText) {
+  Trace big = read_trace(samples_dir() / "tiny.json");
+  const Op first = big.ops.front();
+  big.ops.clear();
+  for (int i = 0; i < 30000; ++i) {
+    Op op = first;
+    op.id = "op" + std::to_string(i);
+    op.name = std::string(40, 'n');
+    op.deps.clear();
+    if (i > 0) op.deps.push_back("op" + std::to_string(i - 1));
+    big.ops.push_back(op);
+  }
+  const std::string text = format_trace(big);
+  ASSERT_GT(text.size(), std::size_t{3} << 20) << "the trace should span several pieces";
+  const ScratchDir dir;
+  write_trace(big, dir / "big.json");
+  std::ifstream in(dir / "big.json", std::ios::binary);
+  std::stringstream written;
+  written << in.rdbuf();
+  EXPECT_EQ(written.str(), text);
+  EXPECT_EQ(read_trace(dir / "big.json"), big);
+  Trace empty = big;
+  empty.ops.clear();
+  write_trace(empty, dir / "empty.json");
+  std::ifstream in2(dir / "empty.json", std::ios::binary);
+  std::stringstream written2;
+  written2 << in2.rdbuf();
+  EXPECT_EQ(written2.str(), format_trace(empty));
+}
+
 TEST(Trace, TinySampleParses) {
   const Trace tiny = read_trace(samples_dir() / "tiny.json");
   ASSERT_EQ(tiny.ops.size(), 4u);
