@@ -4,9 +4,8 @@
 // converter records), then, in a forked child, imports it and writes the trace as the command does
 // (import_chakra, write_trace). The parent reads the child's peak RSS, wall and CPU time (wait4)
 // and prints them with the ratio of peak memory to file size: reliability's bound is 8x.
-// Last, the worst case per byte: the most nodes t3sim reads (2^20), each only an id, a type and a
-// dep. Usage: t3sim_bench_chakra_import [MB...] (default 10 100). Not a test: run by hand in
-// Release.
+// Last, the worst case per byte: the most nodes t3sim reads (2^20), each an id, a type, a dep.
+// Usage: t3sim_bench_chakra_import [MB...] (default 10 100). Not a test: run by hand in Release.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
