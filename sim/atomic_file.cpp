@@ -62,32 +62,6 @@ int write_bytes(int fd, std::string_view content) {
 
 int sync_file(int fd) { return ::fsync(fd) == 0 || errno == EINVAL ? 0 : errno; }
 
-}  // namespace
-
-fs::path output_target(const fs::path& path) {
-  fs::path p = path;
-  for (int hop = 0;; ++hop) {
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0) return p;  // absent (or unreachable: the write says why)
-    if (S_ISREG(st.st_mode)) return p;
-    if (!S_ISLNK(st.st_mode)) {
-      fail(path, std::string("is ") + kind_of(st.st_mode) + shown(path, p) +
-                     ", not a regular file; t3sim replaces its output files whole and will not "
-                     "replace that: name a regular file (or a new path)");
-    }
-    if (hop == kMaxLinkHops) {
-      fail(path, "more than " + std::to_string(kMaxLinkHops) +
-                     " levels of symbolic links (a loop?); name a regular file");
-    }
-    std::error_code ec;
-    const fs::path link = fs::read_symlink(p, ec);
-    if (ec) fail(path, "cannot read the symbolic link " + p.string() + ": " + ec.message());
-    p = link.is_absolute() ? link : p.parent_path() / link;
-  }
-}
-
-namespace {
-
 // The temporary file beside `path`'s target, filled by `fill` (0 or an errno; it may throw, and
 // then the temporary is removed and the exception goes on), then renamed over the target.
 void write_atomic_with(const fs::path& path, const std::function<int(int)>& fill) {
@@ -128,6 +102,28 @@ void write_atomic_with(const fs::path& path, const std::function<int(int)>& fill
 }
 
 }  // namespace
+
+fs::path output_target(const fs::path& path) {
+  fs::path p = path;
+  for (int hop = 0;; ++hop) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return p;  // absent (or unreachable: the write says why)
+    if (S_ISREG(st.st_mode)) return p;
+    if (!S_ISLNK(st.st_mode)) {
+      fail(path, std::string("is ") + kind_of(st.st_mode) + shown(path, p) +
+                     ", not a regular file; t3sim replaces its output files whole and will not "
+                     "replace that: name a regular file (or a new path)");
+    }
+    if (hop == kMaxLinkHops) {
+      fail(path, "more than " + std::to_string(kMaxLinkHops) +
+                     " levels of symbolic links (a loop?); name a regular file");
+    }
+    std::error_code ec;
+    const fs::path link = fs::read_symlink(p, ec);
+    if (ec) fail(path, "cannot read the symbolic link " + p.string() + ": " + ec.message());
+    p = link.is_absolute() ? link : p.parent_path() / link;
+  }
+}
 
 void write_file_atomic(const fs::path& path, std::string_view content) {
   write_atomic_with(path, [&](int fd) { return write_bytes(fd, content); });

@@ -18,8 +18,6 @@ namespace {
 
 constexpr int kMaxRanks = 1 << 20;
 
-void tally(const ChakraOp& m, const Op& op, const ChakraImportOptions& options, ChakraSummary& s);
-
 // One rank's nodes as ops, in dependency order.
 struct Program {
   std::vector<Op> ops;
@@ -34,8 +32,8 @@ struct Dropped {
 };
 
 // What the import needs of every node before converting any: its id, its dependency ids (data
-// deps, then control deps) and whether it is a host matmul (a launcher). 40-odd bytes a node,
-// where a parsed node takes about 6x its record.
+// deps, then control deps) and whether it is a host matmul (a launcher); under 100 B a node, most
+// of it the id index, where a parsed node takes about 6x its record.
 struct Skeleton {
   std::vector<std::uint64_t> ids;
   std::vector<std::uint64_t> dep_ids;     // every node's data deps, then its ctrl deps
@@ -146,17 +144,32 @@ ChakraLauncher launcher_of(const ChakraFile& f, const Skeleton& k, std::size_t i
                            ChakraProtoMsg::Node& parent) {
   for (std::size_t j = k.dep_start[i] + k.data_count[i]; j < k.dep_start[i + 1]; ++j) {
     const auto it = k.index.find(k.dep_ids[j]);
-    if (it == k.index.end() || !k.host_matmul[it->second]) continue;  // node_deps reports it
+    if (it == k.index.end() || !k.host_matmul[it->second]) continue;  // (node_deps reports a miss)
     f.node_into(it->second, parent);
     return {&parent, it->second};
   }
   return {};
 }
 
-// The imported rank's summary, filled as its nodes convert (other ranks are only compared).
+// The imported rank's summary, filled as its nodes convert (other ranks are only compared): each
+// node's category and time, and the warning (or, with --strict, the error) for an unmodelled one.
 struct Tally {
   const ChakraImportOptions& options;
   ChakraSummary& summary;
+
+  void operator()(const ChakraOp& m) const {
+    const Op& op = m.op;
+    const double us = op.kind == OpKind::kFixed ? op.duration_us : op.measured_us.value_or(0);
+    summary.add(m.category, us);
+    if (m.unmodelled.empty()) return;
+    if (options.strict) {
+      throw ConfigError(summary.imported_file, m.pointer,
+                        fmt::format("{} is one of the {}; drop --strict to keep it as a fixed "
+                                    "op of its duration_micros",
+                                    m.detail, m.unmodelled));
+    }
+    summary.warn(m.unmodelled, m.detail, m.pointer, us);
+  }
 };
 
 // Converts the nodes in dependency order, one parsed node (and its launcher) at a time.
@@ -186,7 +199,7 @@ Program convert_program(const ChakraFile& f, Dtype comm_dtype, const ChakraRanks
     for (const std::size_t d : deps[i]) m.op.deps.push_back(p.ops[placed[d]].id);
     std::vector<std::size_t>().swap(deps[i]);
     placed[i] = p.ops.size();
-    if (counted != nullptr) tally(m, m.op, counted->options, counted->summary);
+    if (counted != nullptr) (*counted)(m);
     p.ops.push_back(std::move(m.op));
   }
   return p;
@@ -272,21 +285,6 @@ void refuse_numbered_gap(const std::map<int, std::filesystem::path>& by_rank) {
     }
     ++expected;
   }
-}
-
-// Counts one converted node into the imported rank's summary (in dependency order, as converted):
-// its category and time, and the warning (or, with --strict, the error) for an unmodelled node.
-void tally(const ChakraOp& m, const Op& op, const ChakraImportOptions& options, ChakraSummary& s) {
-  const double us = op.kind == OpKind::kFixed ? op.duration_us : op.measured_us.value_or(0);
-  s.add(m.category, us);
-  if (m.unmodelled.empty()) return;
-  if (options.strict) {
-    throw ConfigError(s.imported_file, m.pointer,
-                      fmt::format("{} is one of the {}; drop --strict to keep it as a fixed "
-                                  "op of its duration_micros",
-                                  m.detail, m.unmodelled));
-  }
-  s.warn(m.unmodelled, m.detail, m.pointer, us);
 }
 
 // A custom collective implementation imported as the one collective it implements.

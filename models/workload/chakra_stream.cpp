@@ -166,10 +166,4 @@ void ChakraFile::node_into(std::size_t i, ChakraProtoMsg::Node& out) const {
   }
 }
 
-ChakraProtoMsg::Node ChakraFile::node(std::size_t i) const {
-  ChakraProtoMsg::Node n;
-  node_into(i, n);
-  return n;
-}
-
 }  // namespace t3sim::workload

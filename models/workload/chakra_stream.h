@@ -30,8 +30,7 @@ struct ChakraFile {
   std::vector<std::string_view> records;  // node i is record i + 1, in file order
 
   std::size_t size() const { return records.size(); }
-  // Node i (parse_chakra_records has checked that it parses).
-  ChakraProtoMsg::Node node(std::size_t i) const;
+  // Parses node i into `out` (parse_chakra_records has checked that it parses).
   void node_into(std::size_t i, ChakraProtoMsg::Node& out) const;
 };
 

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "chakra_et.pb.h"
 #include "models/workload/chakra_import.h"
